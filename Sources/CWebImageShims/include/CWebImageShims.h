@@ -1,0 +1,3 @@
+#pragma once
+#include "wi_jpeg.h"
+#include "wi_png.h"

@@ -1,0 +1,14 @@
+import Foundation
+
+public struct GIFCoder: AnimatedImageCoder {
+    public init() {}
+    public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .gif }
+    public func decode(_ data: Data, options: ImageDecodeOptions = .default) throws -> Image {
+        throw ImageCoderError.unsupportedFormat(.gif)
+    }
+    public func animationInfo(of data: Data) throws -> AnimationInfo { throw ImageCoderError.unsupportedFormat(.gif) }
+    public func canEncode(to format: ImageFormat) -> Bool { false }
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        throw ImageCoderError.encodingFailed(format, reason: "not built")
+    }
+}

@@ -1,0 +1,34 @@
+/// Why an image could not be decoded or encoded. Each case reads as one actionable line.
+public enum ImageCoderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No registered coder handles this format (or the bytes are not an image at all).
+    case unsupportedFormat(ImageFormat)
+    /// Empty input.
+    case emptyData
+    /// The data ends before the image does (a cut-off download or file).
+    case truncated(ImageFormat)
+    /// The codec library rejected the data; `reason` is its message.
+    case corrupt(ImageFormat, reason: String)
+    /// The header declares more pixels than ``ImageDecodeOptions/maxPixelCount`` allows;
+    /// rejected before any pixel memory is allocated.
+    case tooLarge(width: Int, height: Int, limit: Int)
+    /// The encoder failed or cannot write this image in this format.
+    case encodingFailed(ImageFormat, reason: String)
+    /// Memory for the pixel buffer could not be allocated.
+    case outOfMemory
+
+    public var description: String {
+        switch self {
+        case .unsupportedFormat(let format):
+            format == .undefined
+                ? "not an image this build can read (unrecognised leading bytes)"
+                : "no decoder for \(format.rawValue) images in this build"
+        case .emptyData: "the image data is empty"
+        case .truncated(let format): "the \(format.rawValue) data is truncated (it ends before the image does)"
+        case .corrupt(let format, let reason): "corrupt \(format.rawValue) data: \(reason)"
+        case .tooLarge(let w, let h, let limit):
+            "image is \(w)x\(h) (\(w * h) pixels), over the decode limit of \(limit) pixels"
+        case .encodingFailed(let format, let reason): "cannot encode \(format.rawValue): \(reason)"
+        case .outOfMemory: "out of memory while decoding"
+        }
+    }
+}

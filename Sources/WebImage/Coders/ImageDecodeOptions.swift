@@ -1,0 +1,61 @@
+/// How to decode: SDWebImage's `SDImageCoderOptions` as a value type.
+public struct ImageDecodeOptions: Sendable, Hashable {
+    /// Default pixel limit: 100 MP is a 12,000 × 8,000 photo — past any camera a user is likely to
+    /// load, well short of a decompression bomb (400 MB of RGBA).
+    public static let defaultMaxPixelCount = 100_000_000
+
+    /// Pixels per point for the resulting image (`@2x` keys give 2).
+    public var scaleFactor: Double
+    /// Decode to fit this box (never upscaling), using the codec's cheap scaled decode where it
+    /// has one (JPEG DCT scaling, WebP's scaler). `nil` = full size.
+    public var thumbnailPixelSize: PixelSize?
+    /// With ``thumbnailPixelSize``: keep the aspect ratio (fit inside) rather than stretch.
+    public var preserveAspectRatio: Bool
+    /// Scale down so that all frames together take at most this many bytes of RGBA
+    /// (SDWebImage's `scaleDownLimitBytes`); overrides ``thumbnailPixelSize``.
+    public var scaleDownLimitBytes: Int?
+    /// Decode only the first frame of an animation.
+    public var decodeFirstFrameOnly: Bool
+    /// Images whose header declares more pixels than this are rejected with
+    /// ``ImageCoderError/tooLarge(width:height:limit:)`` before any allocation.
+    public var maxPixelCount: Int
+
+    public init(
+        scaleFactor: Double = 1,
+        thumbnailPixelSize: PixelSize? = nil,
+        preserveAspectRatio: Bool = true,
+        scaleDownLimitBytes: Int? = nil,
+        decodeFirstFrameOnly: Bool = false,
+        maxPixelCount: Int = ImageDecodeOptions.defaultMaxPixelCount
+    ) {
+        self.scaleFactor = scaleFactor
+        self.thumbnailPixelSize = thumbnailPixelSize
+        self.preserveAspectRatio = preserveAspectRatio
+        self.scaleDownLimitBytes = scaleDownLimitBytes
+        self.decodeFirstFrameOnly = decodeFirstFrameOnly
+        self.maxPixelCount = maxPixelCount
+    }
+
+    public static let `default` = ImageDecodeOptions()
+
+    /// Throws ``ImageCoderError/tooLarge(width:height:limit:)`` when a header's size is over the limit.
+    func checkPixelLimit(width: Int, height: Int) throws {
+        guard width > 0, height > 0 else { throw ImageCoderError.corrupt(.undefined, reason: "zero image size") }
+        if width.multipliedReportingOverflow(by: height).overflow || width * height > maxPixelCount {
+            throw ImageCoderError.tooLarge(width: width, height: height, limit: maxPixelCount)
+        }
+    }
+
+    /// The size to produce for a source of `size` with `frameCount` frames, or `nil` for full size.
+    func targetSize(for size: PixelSize, frameCount: Int = 1) -> PixelSize? {
+        var box = thumbnailPixelSize
+        var keepAspect = preserveAspectRatio
+        if let limit = scaleDownLimitBytes, limit > 0 {
+            box = ThumbnailMath.scaledSize(size, limitBytes: limit, frameCount: frameCount)
+            keepAspect = true
+        }
+        guard let box else { return nil }
+        let result = ThumbnailMath.scaledSize(size, fitting: box, preserveAspectRatio: keepAspect)
+        return result == size ? nil : result
+    }
+}

@@ -1,0 +1,137 @@
+import CWebImageShims
+import Foundation
+
+/// PNG through libpng: every colour type and bit depth (16-bit reduced to 8 by its high byte),
+/// palette with tRNS, Adam7 interlace, APNG animation, incremental decoding, and encoding.
+public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
+    /// zlib level for encoding (0...9); 6 is zlib's balance of size and speed.
+    public var compressionLevel: Int
+
+    public init(compressionLevel: Int = 6) {
+        self.compressionLevel = compressionLevel
+    }
+
+    public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .png }
+
+    public func decode(_ data: Data, options: ImageDecodeOptions = .default) throws -> Image {
+        if data.isEmpty { throw ImageCoderError.emptyData }
+        if !options.decodeFirstFrameOnly, let animation = try APNGDecoding.decodeIfAnimated(data, options: options) {
+            return animation
+        }
+        let decoder = PNGPushDecoder(maxPixelCount: options.maxPixelCount)
+        try decoder.feed(data)
+        guard decoder.isComplete else { throw ImageCoderError.truncated(.png) }
+        var bitmap = decoder.bitmap()!
+        let target = options.targetSize(for: bitmap.size)
+        if let target { bitmap = bitmap.resampled(to: target) }
+        return Image(
+            bitmap: bitmap, scale: options.scaleFactor, format: .png,
+            originalData: target == nil ? data : nil, hasAlpha: decoder.hasAlpha)
+    }
+
+    public func animationInfo(of data: Data) throws -> AnimationInfo {
+        if let info = APNGDecoding.animationInfo(data) { return info }
+        let decoder = PNGPushDecoder(maxPixelCount: .max)
+        try decoder.feedUntilHeader(data)
+        return AnimationInfo(frameCount: 1, loopCount: 0, canvasSize: decoder.size)
+    }
+
+    public func canEncode(to format: ImageFormat) -> Bool { format == .png }
+
+    /// Writes the first frame (APNG encoding is not built); RGB when the image has no alpha.
+    public func encode(_ image: Image, as format: ImageFormat = .png, options: ImageEncodeOptions = .default) throws -> Data {
+        guard format == .png else { throw ImageCoderError.encodingFailed(format, reason: "PNGCoder writes PNG only") }
+        let bitmap = options.framesToEncode(image)[0].bitmap
+        return try PNGEncoding.encode(bitmap, hasAlpha: image.hasAlpha, compressionLevel: compressionLevel)
+    }
+
+    public func canIncrementallyDecode(_ data: Data) -> Bool { canDecode(data) }
+
+    public func makeIncrementalDecoder(options: ImageDecodeOptions) -> any IncrementalImageDecoder {
+        PNGIncrementalDecoder(options: options)
+    }
+}
+
+enum PNGEncoding {
+    static func encode(_ bitmap: Bitmap, hasAlpha: Bool, compressionLevel: Int) throws -> Data {
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = bitmap.pixels.withUnsafeBufferPointer { pixels in
+            wi_png_encode_rgba(
+                pixels.baseAddress, UInt32(bitmap.width), UInt32(bitmap.height), bitmap.bytesPerRow,
+                hasAlpha ? 1 : 0, Int32(compressionLevel), &out, &size, &message, message.count)
+        }
+        guard status == 0, let out else {
+            throw ImageCoderError.encodingFailed(.png, reason: String(cBuffer: message))
+        }
+        defer { wi_free(out) }
+        return Data(bytes: out, count: size)
+    }
+}
+
+/// libpng's push reader, fed only the bytes it has not seen. Not `Sendable`: one owner at a time.
+final class PNGPushDecoder {
+    private let decoder: OpaquePointer?
+    private let maxPixelCount: Int
+    private var fed = 0
+    private(set) var isComplete = false
+
+    init(maxPixelCount: Int) {
+        self.maxPixelCount = maxPixelCount
+        decoder = wi_png_decoder_create(UInt64(max(0, maxPixelCount)))
+    }
+
+    deinit { wi_png_decoder_destroy(decoder) }
+
+    var headerReady: Bool { decoder.map { wi_png_header_ready($0) != 0 } ?? false }
+    var size: PixelSize {
+        guard let decoder else { return .zero }
+        return PixelSize(width: Int(wi_png_width(decoder)), height: Int(wi_png_height(decoder)))
+    }
+    var hasAlpha: Bool { decoder.map { wi_png_has_alpha($0) != 0 } ?? false }
+
+    /// Feeds `data[fed...]`; `data` is everything so far.
+    func feed(_ data: Data) throws {
+        guard let decoder else { throw ImageCoderError.outOfMemory }
+        guard data.count > fed, !isComplete else { return }
+        let status = data.withUnsafeBytes { raw in
+            wi_png_decoder_feed(decoder, raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + fed, raw.count - fed)
+        }
+        fed = data.count
+        switch status {
+        case Int32(WI_PNG_COMPLETE): isComplete = true
+        case Int32(WI_PNG_NEED_MORE): break
+        default: throw failure()
+        }
+    }
+
+    /// Feeds just enough to read the header (animationInfo's cheap path).
+    func feedUntilHeader(_ data: Data) throws {
+        var end = min(data.count, 4096)
+        while true {
+            try feed(data.prefix(end))
+            if headerReady || end == data.count { break }
+            end = min(data.count, end * 2)
+        }
+        guard headerReady else { throw ImageCoderError.truncated(.png) }
+    }
+
+    /// The pixels so far (rows not yet received are transparent), nil before the header.
+    func bitmap() -> Bitmap? {
+        guard let decoder, headerReady, let pixels = wi_png_pixels(decoder) else { return nil }
+        let size = self.size
+        return Bitmap(width: size.width, height: size.height) { buffer in
+            buffer.baseAddress!.update(from: pixels, count: buffer.count)
+        }
+    }
+
+    private func failure() -> ImageCoderError {
+        guard let decoder else { return .outOfMemory }
+        if wi_png_too_large(decoder) != 0 {
+            return .tooLarge(width: size.width, height: size.height, limit: maxPixelCount)
+        }
+        let message = String(cString: wi_png_error(decoder))
+        return .corrupt(.png, reason: message.isEmpty ? "libpng error" : message)
+    }
+}

@@ -1,0 +1,50 @@
+import Testing
+@testable import WebImage
+
+@Suite("Bitmap resampling")
+struct BitmapResamplingTests {
+    @Test func aSolidColourStaysExactAtAnySize() {
+        let solid = Fixtures.solid(RGBA(r: 12, g: 200, b: 99, a: 255), width: 37, height: 23)
+        for size in [PixelSize(width: 5, height: 3), PixelSize(width: 100, height: 70), PixelSize(width: 1, height: 1)] {
+            let scaled = solid.resampled(to: size)
+            #expect(scaled.size == size)
+            #expect(scaled == Fixtures.solid(RGBA(r: 12, g: 200, b: 99, a: 255), width: size.width, height: size.height))
+        }
+    }
+
+    @Test func downscalingAveragesInsteadOfSkipping() {
+        // 1-pixel black/white stripes average to mid grey; point sampling would give all black or white.
+        var stripes = Bitmap(width: 64, height: 64)
+        for y in 0..<64 {
+            for x in 0..<64 where x % 2 == 0 {
+                let i = y * stripes.bytesPerRow + x * 4
+                stripes.pixels.replaceSubrange(i..<(i + 4), with: [255, 255, 255, 255])
+            }
+            for x in 0..<64 where x % 2 == 1 { stripes.pixels[y * stripes.bytesPerRow + x * 4 + 3] = 255 }
+        }
+        let small = stripes.resampled(to: PixelSize(width: 8, height: 8))
+        let centre = small[4, 4]
+        #expect((120...135).contains(centre.r))
+    }
+
+    @Test func transparentPixelsDoNotBleedTheirColour() {
+        // Left half opaque red, right half fully transparent *green*: no green may appear.
+        var bitmap = Bitmap(width: 32, height: 8)
+        for y in 0..<8 {
+            for x in 0..<32 {
+                let i = y * bitmap.bytesPerRow + x * 4
+                bitmap.pixels.replaceSubrange(i..<(i + 4), with: x < 16 ? [255, 0, 0, 255] : [0, 255, 0, 0])
+            }
+        }
+        let small = bitmap.resampled(to: PixelSize(width: 8, height: 2))
+        for x in 0..<8 where small[x, 0].a > 0 {
+            #expect(small[x, 0].g == 0, "pixel \(x) is \(small[x, 0])")
+        }
+    }
+
+    @Test func flatteningCompositesOverTheBackground() {
+        let half = Fixtures.solid(RGBA(r: 0, g: 0, b: 0, a: 128), width: 2, height: 2)
+        let flat = half.flattened(over: RGBA(r: 255, g: 255, b: 255))
+        #expect(flat[1, 1] == RGBA(r: 127, g: 127, b: 127, a: 255))
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// `webimage decode`, run as a process: the CLI contract scripts rely on.
+@Suite("webimage decode")
+struct DecodeCommandTests {
+    let fixtures = Fixtures.directory
+
+    @Test func printsOneJSONLine() throws {
+        let result = try CLIRunner.run(["decode", fixtures.appendingPathComponent("png-rgba.png").path])
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"format":"png","width":48,"height":32,"frames":1,"loopCount":0,"hasAlpha":true}"# + "\n")
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func writesRawStraightRGBAAndPNG() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let raw = dir.appendingPathComponent("out.rgba")
+        let png = dir.appendingPathComponent("out.png")
+        let source = fixtures.appendingPathComponent("png-gray-alpha.png")
+        let result = try CLIRunner.run(["decode", source.path, "--raw-rgba", raw.path, "--png", png.path])
+        #expect(result.status == 0)
+        let expected = try PNGCoder().decode(try Data(contentsOf: source)).bitmap
+        #expect(try Data(contentsOf: raw) == Data(expected.pixels))
+        #expect(try PNGCoder().decode(try Data(contentsOf: png)).bitmap == expected)
+    }
+
+    @Test func thumbnailFitsTheBox() throws {
+        let result = try CLIRunner.run(["decode", fixtures.appendingPathComponent("jpeg-baseline.jpg").path, "--thumbnail", "24x24"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(#""width":24,"height":16"#))
+    }
+
+    @Test("bad input exits 1 with one error line", arguments: ["not-an-image", "truncated", "missing"])
+    func badInput(kind: String) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("input")
+        switch kind {
+        case "not-an-image": try Data("<html>404</html>".utf8).write(to: file)
+        case "truncated": try Fixtures.data("jpeg-baseline.jpg").prefix(400).write(to: file)
+        default: break
+        }
+        let result = try CLIRunner.run(["decode", file.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("error: ") == true)
+    }
+
+    @Test func aBadThumbnailArgumentIsAUsageError() throws {
+        let result = try CLIRunner.run(["decode", "x.png", "--thumbnail", "big"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--thumbnail takes WxH"))
+    }
+}

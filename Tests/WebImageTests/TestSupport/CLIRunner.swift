@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// Runs the built `webimage` executable, as scripts and people do.
+enum CLIRunner {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// `swift build`/`swift test` put the executable beside the test bundle's resources.
+    static var executable: URL {
+        Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("webimage")
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let path = executable
+        try #require(FileManager.default.isExecutableFile(atPath: path.path),
+                     "build the CLI first (swift build builds it): \(path.path) is missing")
+        let process = Process()
+        process.executableURL = path
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read before waiting so a full pipe never blocks the child.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A fresh temporary directory, removed by the caller.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

@@ -7,6 +7,15 @@ extension Bitmap {
     public func resampled(to size: PixelSize) -> Bitmap {
         precondition(!size.isEmpty, "resampling to an empty size")
         if size == self.size { return self }
+        // Big reductions: box-average down to about twice the target first (see boxShrunk).
+        let fx = max(1, width / size.width / 2)
+        let fy = max(1, height / size.height / 2)
+        if fx > 1 || fy > 1 { return boxShrunk(by: fx, fy).filtered(to: size) }
+        return filtered(to: size)
+    }
+
+    private func filtered(to size: PixelSize) -> Bitmap {
+        if size == self.size { return self }
         let horizontal = FilterTaps(source: width, destination: size.width)
         let vertical = FilterTaps(source: height, destination: size.height)
         let premultiply = containsTransparency

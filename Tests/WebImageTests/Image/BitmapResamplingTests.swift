@@ -48,3 +48,26 @@ struct BitmapResamplingTests {
         #expect(flat[1, 1] == RGBA(r: 127, g: 127, b: 127, a: 255))
     }
 }
+
+@Suite("Bitmap box shrinking")
+struct BitmapBoxShrinkingTests {
+    @Test func averagesBlocksIncludingPartialEdges() {
+        // 5×1: [0, 100, 200, 50, 250] in red, shrunk by 2 → [50, 125, 250].
+        let reds: [UInt8] = [0, 100, 200, 50, 250]
+        let bitmap = Bitmap(width: 5, height: 1, pixels: reds.flatMap { [$0, 0, 0, 255] })
+        let shrunk = bitmap.boxShrunk(by: 2, 1)
+        #expect(shrunk.size == PixelSize(width: 3, height: 1))
+        #expect((0..<3).map { shrunk[$0, 0].r } == [50, 125, 250])
+    }
+
+    @Test func largeReductionsMatchTheDirectFilterClosely() {
+        let card = Fixtures.testCard(width: 1200, height: 900, alpha: true)
+        let target = PixelSize(width: 60, height: 45)
+        let fast = card.resampled(to: target)
+        #expect(fast.size == target)
+        let smooth = Fixtures.testCard(width: 60, height: 45, alpha: true)
+        // Ramps survive; the 8-px checker averages out to its mean in both.
+        #expect(abs(Int(fast[30, 20].r) - Int(smooth[30, 20].r)) <= 6)
+        #expect(abs(Int(fast[30, 20].a) - Int(smooth[30, 20].a)) <= 6)
+    }
+}

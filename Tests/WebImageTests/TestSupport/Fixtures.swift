@@ -13,15 +13,16 @@ enum Fixtures {
     }
 
     /// A deterministic test card: horizontal red ramp, vertical green ramp, blue checker, and
-    /// alpha ramping down the rows when `alpha` is set.
-    static func testCard(width: Int, height: Int, alpha: Bool = false) -> Bitmap {
+    /// alpha ramping down the rows when `alpha` is set. Without `checker`, blue is flat: a smooth
+    /// image, for comparing scalers that alias the 8-px checker differently.
+    static func testCard(width: Int, height: Int, alpha: Bool = false, checker: Bool = true) -> Bitmap {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         for y in 0..<height {
             for x in 0..<width {
                 let i = (y * width + x) * 4
                 pixels[i] = UInt8(x * 255 / max(1, width - 1))
                 pixels[i + 1] = UInt8(y * 255 / max(1, height - 1))
-                pixels[i + 2] = ((x / 8 + y / 8) % 2 == 0) ? 200 : 40
+                pixels[i + 2] = !checker ? 120 : ((x / 8 + y / 8) % 2 == 0) ? 200 : 40
                 pixels[i + 3] = alpha ? UInt8(255 - y * 255 / max(1, height - 1)) : 255
             }
         }

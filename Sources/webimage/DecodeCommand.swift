@@ -49,16 +49,15 @@ struct DecodeCommand: ParsableCommand {
             options.thumbnailPixelSize = thumbnail.flatMap(PixelSize.init(parsing:))
             options.scaleFactor = ImageScale.scaleFactor(forKey: url.lastPathComponent)
             let image = try ImageCodersManager.shared.decode(data, options: options)
-            let info = try ImageCodersManager.shared.animationInfo(of: data)
             if let rawRGBA {
                 try write(Data(image.bitmap.pixels), to: rawRGBA)
             }
             if let png {
-                try write(try PNGCoder().encode(image.with(), as: .png, options: ImageEncodeOptions(encodeFirstFrameOnly: true)), to: png)
+                try write(try PNGCoder().encode(image, as: .png, options: ImageEncodeOptions(encodeFirstFrameOnly: true)), to: png)
             }
             let line = DecodeSummary(
                 format: image.format.rawValue, width: image.width, height: image.height,
-                frames: image.frames.count, loopCount: image.isAnimated ? image.loopCount : info.loopCount,
+                frames: image.frames.count, loopCount: image.loopCount,
                 hasAlpha: image.hasAlpha)
             print(try line.jsonLine())
         } catch let error as CLIError {

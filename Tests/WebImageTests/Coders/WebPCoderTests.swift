@@ -178,6 +178,9 @@ struct WebPCoderTests {
         let data = try Fixtures.data("\(name).webp")
         for end in 0..<data.count {
             expectDecodesOrTypedError { try coder.decode(data.prefix(end)) }
+            #expect(throws: Never.self) {
+                do { _ = try coder.animationInfo(of: data.prefix(end)) } catch is ImageCoderError {}
+            }
         }
         var generator = SplitMix64(seed: 13)
         for _ in 0..<300 {

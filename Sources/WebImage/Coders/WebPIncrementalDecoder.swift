@@ -139,7 +139,7 @@ private final class WebPIncrementalStream {
         return Bitmap(width: size.width, height: size.height) { buffer in
             guard let destination = buffer.baseAddress, let source = pixels.baseAddress else { return }
             destination.update(from: source, count: decodedBytes)
-            // Rows past last_y may hold a half-finished macroblock row; show them transparent.
+            // Only rows up to last_y are final; the rest show transparent whatever libwebp has begun.
             (destination + decodedBytes).initialize(repeating: 0, count: buffer.count - decodedBytes)
         }
     }

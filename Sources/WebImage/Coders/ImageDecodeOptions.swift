@@ -19,6 +19,13 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// Images whose header declares more pixels than this are rejected with
     /// ``ImageCoderError/tooLarge(width:height:limit:)`` before any allocation.
     public var maxPixelCount: Int
+    /// Animations whose frames together would take more RGBA bytes than this are scaled down to
+    /// fit (the ``scaleDownLimitBytes`` rule) rather than refused: the per-frame pixel limit alone
+    /// lets a small file with thousands of frames decode to gigabytes. `nil` = no budget.
+    public var maxAnimationBytes: Int?
+
+    /// Default animation budget: 512 MB of frames, e.g. 250 frames of 1080p.
+    public static let defaultMaxAnimationBytes = 512 * 1024 * 1024
 
     public init(
         scaleFactor: Double = 1,
@@ -26,7 +33,8 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         preserveAspectRatio: Bool = true,
         scaleDownLimitBytes: Int? = nil,
         decodeFirstFrameOnly: Bool = false,
-        maxPixelCount: Int = ImageDecodeOptions.defaultMaxPixelCount
+        maxPixelCount: Int = ImageDecodeOptions.defaultMaxPixelCount,
+        maxAnimationBytes: Int? = ImageDecodeOptions.defaultMaxAnimationBytes
     ) {
         self.scaleFactor = scaleFactor
         self.thumbnailPixelSize = thumbnailPixelSize
@@ -34,6 +42,7 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         self.scaleDownLimitBytes = scaleDownLimitBytes
         self.decodeFirstFrameOnly = decodeFirstFrameOnly
         self.maxPixelCount = maxPixelCount
+        self.maxAnimationBytes = maxAnimationBytes
     }
 
     public static let `default` = ImageDecodeOptions()
@@ -50,7 +59,12 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     func targetSize(for size: PixelSize, frameCount: Int = 1) -> PixelSize? {
         var box = thumbnailPixelSize
         var keepAspect = preserveAspectRatio
-        if let limit = scaleDownLimitBytes, limit > 0 {
+        var limit = scaleDownLimitBytes.flatMap { $0 > 0 ? $0 : nil }
+        if frameCount > 1, let budget = maxAnimationBytes, budget > 0,
+           size.width * size.height * 4 * frameCount > budget {
+            limit = min(limit ?? budget, budget)
+        }
+        if let limit {
             box = ThumbnailMath.scaledSize(size, limitBytes: limit, frameCount: frameCount)
             keepAspect = true
         }

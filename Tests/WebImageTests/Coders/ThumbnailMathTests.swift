@@ -41,3 +41,17 @@ struct ThumbnailMathTests {
             .targetSize(for: source) == PixelSize(width: 800, height: 600))
     }
 }
+
+@Suite("Animation budget")
+struct AnimationBudgetTests {
+    @Test func manyLargeFramesAreScaledToTheBudgetInsteadOfRefused() {
+        let canvas = PixelSize(width: 1000, height: 1000)
+        let options = ImageDecodeOptions(maxAnimationBytes: 40_000_000)
+        // 100 frames × 4 MB = 400 MB > 40 MB → each frame gets 100,000 pixels.
+        #expect(options.targetSize(for: canvas, frameCount: 100) == PixelSize(width: 316, height: 316))
+        // Within the budget, or a still image: untouched.
+        #expect(options.targetSize(for: canvas, frameCount: 5) == nil)
+        #expect(options.targetSize(for: canvas, frameCount: 1) == nil)
+        #expect(ImageDecodeOptions(maxAnimationBytes: nil).targetSize(for: canvas, frameCount: 100) == nil)
+    }
+}

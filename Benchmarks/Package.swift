@@ -1,0 +1,34 @@
+// swift-tools-version: 6.1
+// Decode benchmarks for WebImage with package-benchmark (ordo-one/benchmark). A separate package so
+// the library itself does not depend on the benchmark tooling.
+//
+//   scripts/fetch-photos                                   # once: the photos live in ../.photos
+//   cd Benchmarks && swift package benchmark --target DecodeBenchmarks
+//
+// The benchmark package's own Package.swift names the "MallocInterposer" trait explicitly here:
+// its default traits also pull in swift-runtime-interposer, which is not needed (nor available) here.
+import PackageDescription
+
+// SwiftPM names a path dependency after its folder, which is whatever the checkout is called.
+let parentIdentity = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "main")
+
+let package = Package(
+    name: "WebImageBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "DecodeBenchmarks",
+            dependencies: [
+                .product(name: "WebImage", package: parentIdentity),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/DecodeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,7 +1,93 @@
 import Foundation
 
-/// APNG: placeholder until frames are built (see GIF/WebP helpers' work).
+/// Animated PNG: chunks parsed in Swift (``APNGContainer``), each frame decoded by libpng from a
+/// standalone stream (``APNGFrameStream``), then composited with the frame's blend and dispose
+/// operations (``APNGCanvas``). ``PNGCoder`` asks here first and decodes a still image when the
+/// answer is `nil`; with `decodeFirstFrameOnly` it does not ask (the default image is the poster).
 enum APNGDecoding {
-    static func decodeIfAnimated(_ data: Data, options: ImageDecodeOptions) throws -> Image? { nil }
-    static func animationInfo(_ data: Data) -> AnimationInfo? { nil }
+    /// Every frame of an animated PNG, or `nil` when `data` is not one (no valid `acTL`).
+    static func decodeIfAnimated(_ data: Data, options: ImageDecodeOptions) throws -> Image? {
+        guard !data.isEmpty else { return nil }
+        return try data.withUnsafeBytes { bytes in
+            guard let container = try APNGContainer.parse(bytes, checking: options) else { return nil }
+            return try decode(container, bytes: bytes, originalData: data, options: options)
+        }
+    }
+
+    /// Frame count, loop count and canvas from the chunks alone; `nil` when not animated or when
+    /// the animation is malformed (the caller then describes the still image).
+    static func animationInfo(_ data: Data) -> AnimationInfo? {
+        guard !data.isEmpty,
+              let container = try? data.withUnsafeBytes({ try APNGContainer.parse($0) })
+        else { return nil }
+        return AnimationInfo(frameCount: container.frames.count, loopCount: container.loopCount, canvasSize: container.canvasSize)
+    }
+
+    private static func decode(
+        _ container: APNGContainer, bytes: UnsafeRawBufferPointer, originalData: Data, options: ImageDecodeOptions
+    ) throws -> Image {
+        let canvasSize = container.canvasSize  // within the pixel limit: the parser checked
+        let frameCount = container.frames.count
+        let target = options.targetSize(for: canvasSize, frameCount: frameCount)
+        try checkTotalPixels(size: target ?? canvasSize, frameCount: frameCount, limit: options.maxPixelCount)
+
+        var canvas = APNGCanvas(size: canvasSize)
+        var frames: [ImageFrame] = []
+        var declaresAlpha = false
+        var previous: (canvas: [UInt8], bitmap: Bitmap)?
+        for (index, frame) in container.frames.enumerated() {
+            let (pixels, hasAlpha) = try decodePixels(of: frame, number: index + 1, in: container, bytes: bytes, options: options)
+            declaresAlpha = declaresAlpha || hasAlpha
+            let snapshot = frame.dispose == .previous ? canvas.pixels : nil
+            canvas.draw(pixels, x: frame.x, y: frame.y, blend: frame.blend)
+            let bitmap: Bitmap
+            if let previous, previous.canvas == canvas.pixels {
+                bitmap = previous.bitmap  // nothing changed: share the buffer (Image.cost counts it once)
+            } else {
+                bitmap = target.map { canvas.bitmap.resampled(to: $0) } ?? canvas.bitmap
+                previous = (canvas.pixels, bitmap)
+            }
+            frames.append(ImageFrame(bitmap: bitmap, duration: frame.duration))
+            switch frame.dispose {
+            case .none: break
+            case .background: canvas.clear(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+            // On the first frame this restores the empty canvas, which is what the spec asks
+            // ("treat as background") since nothing else was drawn yet.
+            case .previous: if let snapshot { canvas.restore(snapshot) }
+            }
+        }
+        if frames.count == 1 { frames = [ImageFrame(bitmap: frames[0].bitmap)] }  // a still: no duration
+        return Image(
+            frames: frames, loopCount: container.loopCount, scale: options.scaleFactor, format: .png,
+            originalData: target == nil ? originalData : nil,
+            // An alpha channel or tRNS says so; otherwise only pixels no frame covered (or that a
+            // disposal cleared) can be transparent, and Image finds those by scanning.
+            hasAlpha: declaresAlpha ? true : nil)
+    }
+
+    /// One frame's own pixels, through libpng.
+    private static func decodePixels(
+        of frame: APNGFrame, number: Int, in container: APNGContainer, bytes: UnsafeRawBufferPointer,
+        options: ImageDecodeOptions
+    ) throws -> (Bitmap, hasAlpha: Bool) {
+        let decoder = PNGPushDecoder(maxPixelCount: options.maxPixelCount)
+        do {
+            try decoder.feed(APNGFrameStream.png(for: frame, in: container, bytes: bytes))
+        } catch ImageCoderError.corrupt(.png, let reason) {
+            throw ImageCoderError.corrupt(.png, reason: "APNG frame \(number): \(reason)")
+        }
+        guard decoder.isComplete, let bitmap = decoder.bitmap(),
+              bitmap.size == PixelSize(width: frame.width, height: frame.height)
+        else { throw ImageCoderError.corrupt(.png, reason: "APNG frame \(number): image data ends early") }
+        return (bitmap, decoder.hasAlpha)
+    }
+
+    /// Every frame stays decoded, so the pixel limit bounds them together (a small file of many
+    /// frames on a big canvas would otherwise expand to gigabytes); reported as the frames stacked.
+    private static func checkTotalPixels(size: PixelSize, frameCount: Int, limit: Int) throws {
+        let (total, overflow) = size.pixelCount.multipliedReportingOverflow(by: frameCount)
+        if overflow || total > limit {
+            throw ImageCoderError.tooLarge(width: size.width, height: size.height * frameCount, limit: limit)
+        }
+    }
 }

@@ -223,6 +223,18 @@ struct GIFCoderTests {
         #expect(frames[3][7, 2] == .yellow && frames[3][7, 3] == .red)
     }
 
+    @Test func anEmptyFrameIsAFrameThatChangesNothing() throws {
+        var data = try GIFFixture.make(frames: [GIFFixture.fill(GIFFixture.red), GIFFixture.fill(GIFFixture.green)])
+        // Before the second frame's control extension: a 0×0 descriptor with an empty LZW stream.
+        let second = try #require(data.range(of: Data([0x21, 0xF9, 0x04]), options: .backwards))
+        data.insert(contentsOf: [0x2C, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x00], at: second.lowerBound)
+        let image = try coder.decode(data)
+        #expect(image.frames.count == 3)
+        #expect(image.frames[1].bitmap == image.frames[0].bitmap)
+        #expect(image.frames[2].bitmap[0, 0] == .green)
+        #expect(try coder.animationInfo(of: data).frameCount == 3)
+    }
+
     @Test func anEmptyLogicalScreenTakesTheFirstFramesExtent() throws {
         var data = try GIFFixture.make(width: 8, height: 8, frames: [GIFFixture.rect(1, 2, 3, 4, GIFFixture.red)])
         data.replaceSubrange(6..<10, with: [0, 0, 0, 0])

@@ -27,9 +27,8 @@ enum APNGDecoding {
         _ container: APNGContainer, bytes: UnsafeRawBufferPointer, originalData: Data, options: ImageDecodeOptions
     ) throws -> Image {
         let canvasSize = container.canvasSize  // within the pixel limit: the parser checked
-        let frameCount = container.frames.count
-        let target = options.targetSize(for: canvasSize, frameCount: frameCount)
-        try checkTotalPixels(size: target ?? canvasSize, frameCount: frameCount, limit: options.maxPixelCount)
+        // Thumbnail, scale-down and the animation byte budget all come out of this one size.
+        let target = options.targetSize(for: canvasSize, frameCount: container.frames.count)
 
         var canvas = APNGCanvas(size: canvasSize)
         var frames: [ImageFrame] = []
@@ -80,14 +79,5 @@ enum APNGDecoding {
               bitmap.size == PixelSize(width: frame.width, height: frame.height)
         else { throw ImageCoderError.corrupt(.png, reason: "APNG frame \(number): image data ends early") }
         return (bitmap, decoder.hasAlpha)
-    }
-
-    /// Every frame stays decoded, so the pixel limit bounds them together (a small file of many
-    /// frames on a big canvas would otherwise expand to gigabytes); reported as the frames stacked.
-    private static func checkTotalPixels(size: PixelSize, frameCount: Int, limit: Int) throws {
-        let (total, overflow) = size.pixelCount.multipliedReportingOverflow(by: frameCount)
-        if overflow || total > limit {
-            throw ImageCoderError.tooLarge(width: size.width, height: size.height * frameCount, limit: limit)
-        }
     }
 }

@@ -11,8 +11,9 @@ public struct GIFCoder: AnimatedImageCoder {
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .gif }
 
     /// Decodes every frame (or the first, with ``ImageDecodeOptions/decodeFirstFrameOnly``).
-    /// The pixel limit applies to the logical screen, to each frame rectangle, and to all decoded
-    /// frames together; each is checked before pixel memory is allocated.
+    /// The pixel limit applies to the logical screen and to each frame rectangle, checked before
+    /// pixel memory is allocated; frames beyond ``ImageDecodeOptions/maxAnimationBytes`` together
+    /// are scaled down.
     public func decode(_ data: Data, options: ImageDecodeOptions = .default) throws -> Image {
         try GIFDecoding.decode(data, options: options)
     }

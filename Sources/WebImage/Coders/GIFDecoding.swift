@@ -19,8 +19,8 @@ enum GIFDecoding {
 
     private static func decode(_ bytes: UnsafeRawBufferPointer, originalData: Data, options: ImageDecodeOptions) throws -> Image {
         let limit = options.maxPixelCount
-        // The whole structure first: the frame count sizes scale-down and the memory check, and a
-        // cut-off file fails before any pixel memory exists. One frame needs none of that.
+        // The whole structure first: the frame count sizes scale-down and the animation budget,
+        // and a cut-off file fails before any pixel memory exists. One frame needs none of that.
         let scan = options.decodeFirstFrameOnly ? nil : try GIFScan(bytes: bytes, maxPixelCount: limit)
         let reader = try GIFReader(bytes: bytes)
         try GIFScan.checkScreen(reader.screenSize, maxPixelCount: limit)
@@ -29,9 +29,8 @@ enum GIFDecoding {
         }
         let canvasSize = GIFScan.canvasSize(screen: reader.screenSize, firstFrame: first)
         try GIFScan.checkScreen(canvasSize, maxPixelCount: limit)
-        let frameCount = scan?.frameCount ?? 1
-        let target = options.targetSize(for: canvasSize, frameCount: frameCount)
-        try checkTotalPixels(size: target ?? canvasSize, frameCount: frameCount, limit: limit)
+        // Thumbnail, scale-down and the animation byte budget all come out of this one size.
+        let target = options.targetSize(for: canvasSize, frameCount: scan?.frameCount ?? 1)
 
         var canvas = GIFCanvas(size: canvasSize)
         var frames: [ImageFrame] = []
@@ -67,15 +66,5 @@ enum GIFDecoding {
             // index on every frame whether used or not); otherwise only pixels no frame covered,
             // or that a disposal cleared, can be transparent, and Image finds those by scanning.
             hasAlpha: usesTransparency ? true : nil)
-    }
-
-    /// Every frame is kept decoded, so the pixel limit bounds them all together: a small file of
-    /// many tiny frame updates on a big canvas would otherwise expand to gigabytes. The error
-    /// reports the frames stacked (width × height·frames).
-    static func checkTotalPixels(size: PixelSize, frameCount: Int, limit: Int) throws {
-        let (total, overflow) = size.pixelCount.multipliedReportingOverflow(by: frameCount)
-        if overflow || total > limit {
-            throw ImageCoderError.tooLarge(width: size.width, height: size.height * frameCount, limit: limit)
-        }
     }
 }

@@ -160,13 +160,18 @@ struct APNGTests {
         #expect(image.bitmap == Fixtures.solid(.red, width: 16, height: 12))
     }
 
-    @Test func theCanvasAndAllFramesTogetherAreBoundByThePixelLimit() throws {
+    @Test func animationsOverTheByteBudgetAreScaledDownNotRefused() throws {
         let data = try Fixtures.data("apng-pillow-basic.png")  // 3 frames of 16×12
+        let budget = 16 * 12 * 4 * 2
+        let image = try coder.decode(data, options: ImageDecodeOptions(maxAnimationBytes: budget))
+        #expect(image.frames.count == 3)
+        #expect(image.frames.allSatisfy { $0.bitmap.width < 16 && $0.bitmap.size.pixelCount * 4 * 3 <= budget })
+        #expect(image.originalData == nil)
+    }
+
+    @Test func theCanvasIsBoundByThePixelLimitBeforeAnyFrameIsRead() throws {
         #expect(throws: ImageCoderError.tooLarge(width: 16, height: 12, limit: 100)) {
-            try coder.decode(data, options: ImageDecodeOptions(maxPixelCount: 100))
-        }
-        #expect(throws: ImageCoderError.tooLarge(width: 16, height: 36, limit: 16 * 12 * 2)) {
-            try coder.decode(data, options: ImageDecodeOptions(maxPixelCount: 16 * 12 * 2))
+            try coder.decode(try Fixtures.data("apng-pillow-basic.png"), options: ImageDecodeOptions(maxPixelCount: 100))
         }
         // A 50,000 × 50,000 canvas is refused from IHDR before anything is decoded.
         var bomb = try APNGFixture.make(width: 2, height: 2, frames: [APNGFixture.Frame(Fixtures.solid(.red, width: 2, height: 2))])

@@ -317,12 +317,16 @@ struct GIFCoderTests {
         }
     }
 
-    @Test func allFramesTogetherAreBoundByThePixelLimit() throws {
+    @Test func animationsOverTheByteBudgetAreScaledDownNotRefused() throws {
         let data = try Fixtures.data("gif-pillow-animated.gif")  // 3 frames of 16×12
-        #expect(throws: ImageCoderError.tooLarge(width: 16, height: 36, limit: 16 * 12 * 2)) {
-            try coder.decode(data, options: ImageDecodeOptions(maxPixelCount: 16 * 12 * 2))
-        }
-        #expect(try coder.decode(data, options: ImageDecodeOptions(maxPixelCount: 16 * 12 * 3)).frames.count == 3)
+        let budget = 16 * 12 * 4 * 2
+        let image = try coder.decode(data, options: ImageDecodeOptions(maxAnimationBytes: budget))
+        #expect(image.frames.count == 3)
+        #expect(image.frames.allSatisfy { $0.bitmap.width < 16 && $0.bitmap.size.pixelCount * 4 * 3 <= budget })
+        #expect(image.frames[2].bitmap[0, 0] == .blue)
+        #expect(image.originalData == nil)
+        let roomy = try coder.decode(data, options: ImageDecodeOptions(maxAnimationBytes: 16 * 12 * 4 * 3))
+        #expect(roomy.pixelSize == PixelSize(width: 16, height: 12))
     }
 
     @Test func truncatedDataIsATypedError() throws {

@@ -1,0 +1,72 @@
+import Foundation
+
+/// What a cache found: the image (decoded, unless ``ImageCacheQueryOptions/avoidDecodeImage``),
+/// the encoded bytes when asked for or read from disk, and where it was found.
+public struct ImageCacheResult: Sendable {
+    public var image: Image?
+    public var data: Data?
+    public var cacheType: ImageCacheType
+
+    public init(image: Image?, data: Data?, cacheType: ImageCacheType) {
+        self.image = image
+        self.data = data
+        self.cacheType = cacheType
+    }
+}
+
+/// How to query a cache (SDWebImage's `SDImageCacheOptions`).
+public struct ImageCacheQueryOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// On a memory hit, also read the encoded bytes from disk (SD's `queryMemoryData`).
+    public static let queryMemoryData = ImageCacheQueryOptions(rawValue: 1 << 0)
+    /// Callback form: read the disk synchronously on the caller's thread, so a disk hit also
+    /// answers before the call returns (SD's `queryDiskDataSync`).
+    public static let queryDiskDataSync = ImageCacheQueryOptions(rawValue: 1 << 1)
+    /// Return the disk bytes without decoding them (SD's `avoidDecodeImage`).
+    public static let avoidDecodeImage = ImageCacheQueryOptions(rawValue: 1 << 2)
+    /// Do not copy a disk hit into the memory cache.
+    public static let skipMemorySync = ImageCacheQueryOptions(rawValue: 1 << 3)
+}
+
+/// A cache WebImage can query and fill (SDWebImage's `SDImageCache` protocol). ``ImageCache`` is
+/// the default; ``ImageCachesManager`` combines several.
+public protocol ImageCaching: Sendable {
+    /// Looks `key` up in the given tiers, memory first. `decodeOptions` apply to a disk hit
+    /// (thumbnail, scale-down, first frame only); its scale factor defaults to the key's `@2x`.
+    func queryImage(
+        forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
+        cacheType: ImageCacheType
+    ) async -> ImageCacheResult?
+
+    /// Stores `image` (memory) and `data` — or, without data, the image encoded — (disk) in the
+    /// given tiers. Returns when the disk write is done. Throws when the disk write fails.
+    func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws
+
+    func removeImage(forKey key: String, cacheType: ImageCacheType) async
+
+    /// Which of the given tiers hold `key` (`.none`, `.memory`, `.disk`; `.all` is not reported:
+    /// memory is checked first and wins, as in SD).
+    func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType
+
+    func clear(_ cacheType: ImageCacheType) async
+}
+
+extension ImageCaching {
+    /// The callback form (SD style): `completion` fires exactly once — with the result, or with
+    /// `nil` synchronously inside ``ImageCacheToken/cancel()`` — and never after a cancel.
+    @discardableResult
+    public func queryImage(
+        forKey key: String, options: ImageCacheQueryOptions = [], decodeOptions: ImageDecodeOptions = .default,
+        cacheType: ImageCacheType = .all, completion: @escaping @Sendable (ImageCacheResult?) -> Void
+    ) -> ImageCacheToken {
+        let token = ImageCacheToken(completion: completion)
+        let task = Task {
+            let result = await self.queryImage(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType)
+            token.finish(with: result)
+        }
+        token.attach(task)
+        return token
+    }
+}

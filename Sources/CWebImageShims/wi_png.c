@@ -18,6 +18,7 @@ struct wi_png_decoder {
     uint32_t width, height;
     int has_alpha, interlaced, bit_depth, color_type;
     uint8_t *pixels;
+    int external;  // pixels belong to the caller (wi_png_decoder_set_buffer)
     size_t rowbytes;
     uint32_t rows_done;
     int pass;
@@ -63,15 +64,15 @@ static void wi_png_info_fn(png_structp png, png_infop info) {
     png_read_update_info(png, info);
     dec->rowbytes = png_get_rowbytes(png, info);
     if (dec->rowbytes != (size_t)w * 4) png_error(png, "unexpected row layout after transforms");
-    // Zeroed, so rows not yet received read as transparent in a partial image.
-    dec->pixels = calloc((size_t)h, dec->rowbytes);
-    if (!dec->pixels) png_error(png, "out of memory for the pixel buffer");
     dec->header_ready = 1;
+    // Stop here so the caller can hand in the buffer the pixels should end up in (no copy);
+    // libpng keeps the unread bytes and resumes on the next feed.
+    if (!dec->pixels) png_process_data_pause(png, 1);
 }
 
 static void wi_png_row_fn(png_structp png, png_bytep new_row, png_uint_32 row, int pass) {
     wi_png_decoder *dec = png_get_progressive_ptr(png);
-    if (!new_row || row >= dec->height) return;
+    if (!new_row || row >= dec->height || !dec->pixels) return;
     png_progressive_combine_row(png, dec->pixels + (size_t)row * dec->rowbytes, new_row);
     dec->pass = pass;
     dec->rows_done = row + 1;
@@ -108,8 +109,28 @@ wi_png_decoder *wi_png_decoder_create(uint64_t max_pixels) {
 void wi_png_decoder_destroy(wi_png_decoder *dec) {
     if (!dec) return;
     png_destroy_read_struct(&dec->png, &dec->info, NULL);
-    free(dec->pixels);
+    if (!dec->external) free(dec->pixels);
     free(dec);
+}
+
+int wi_png_decoder_set_buffer(wi_png_decoder *dec, uint8_t *buffer) {
+    if (!dec->header_ready || dec->pixels) return -1;
+    if (buffer) {
+        dec->pixels = buffer;
+        dec->external = 1;
+        return 0;
+    }
+    // Zeroed, so rows not yet received read as transparent in a partial image.
+    dec->pixels = calloc((size_t)dec->height, dec->rowbytes);
+    return dec->pixels ? 0 : -1;
+}
+
+void wi_png_decoder_detach_buffer(wi_png_decoder *dec) {
+    if (dec->external) {
+        dec->pixels = NULL;
+        dec->external = 0;
+        dec->failed = 1;  // rows can no longer be delivered anywhere
+    }
 }
 
 int wi_png_decoder_feed(wi_png_decoder *dec, const uint8_t *data, size_t size) {
@@ -120,7 +141,8 @@ int wi_png_decoder_feed(wi_png_decoder *dec, const uint8_t *data, size_t size) {
         return WI_PNG_ERROR;
     }
     png_process_data(dec->png, dec->info, (png_bytep)data, size);
-    return dec->complete ? WI_PNG_COMPLETE : WI_PNG_NEED_MORE;
+    if (dec->complete) return WI_PNG_COMPLETE;
+    return dec->header_ready && !dec->pixels ? WI_PNG_NEED_BUFFER : WI_PNG_NEED_MORE;
 }
 
 const char *wi_png_error(const wi_png_decoder *dec) { return dec->message; }

@@ -9,6 +9,7 @@ typedef struct wi_png_decoder wi_png_decoder;
 enum {
     WI_PNG_NEED_MORE = 0,   // fed bytes consumed, image not complete yet
     WI_PNG_COMPLETE = 1,    // IEND reached, every row written
+    WI_PNG_NEED_BUFFER = 2, // header read: call wi_png_decoder_set_buffer, then feed again
     WI_PNG_ERROR = -1,
 };
 
@@ -18,7 +19,14 @@ enum {
 wi_png_decoder *wi_png_decoder_create(uint64_t max_pixels);
 void wi_png_decoder_destroy(wi_png_decoder *dec);
 /// Feeds the next bytes of the stream (only new bytes: the decoder keeps its own state).
+/// Stops right after the header with WI_PNG_NEED_BUFFER; bytes it had not used yet are kept,
+/// and a feed of 0 bytes after set_buffer goes on with them.
 int wi_png_decoder_feed(wi_png_decoder *dec, const uint8_t *data, size_t size);
+/// Where the RGBA8 rows go: height * width * 4 bytes owned by the caller, alive until the decode
+/// ends or wi_png_decoder_detach_buffer; NULL makes the decoder allocate (zeroed) its own.
+int wi_png_decoder_set_buffer(wi_png_decoder *dec, uint8_t *buffer);
+/// Forgets a caller's buffer; the decoder cannot continue afterwards.
+void wi_png_decoder_detach_buffer(wi_png_decoder *dec);
 const char *wi_png_error(const wi_png_decoder *dec);
 
 int wi_png_header_ready(const wi_png_decoder *dec);

@@ -70,14 +70,17 @@ enum APNGDecoding {
         options: ImageDecodeOptions
     ) throws -> (Bitmap, hasAlpha: Bool) {
         let decoder = PNGPushDecoder(maxPixelCount: options.maxPixelCount)
+        let bitmap: Bitmap
         do {
-            try decoder.feed(APNGFrameStream.png(for: frame, in: container, bytes: bytes))
+            bitmap = try decoder.decodeAll(APNGFrameStream.png(for: frame, in: container, bytes: bytes))
         } catch ImageCoderError.corrupt(.png, let reason) {
             throw ImageCoderError.corrupt(.png, reason: "APNG frame \(number): \(reason)")
+        } catch ImageCoderError.truncated(.png) {
+            throw ImageCoderError.corrupt(.png, reason: "APNG frame \(number): image data ends early")
         }
-        guard decoder.isComplete, let bitmap = decoder.bitmap(),
-              bitmap.size == PixelSize(width: frame.width, height: frame.height)
-        else { throw ImageCoderError.corrupt(.png, reason: "APNG frame \(number): image data ends early") }
+        guard bitmap.size == PixelSize(width: frame.width, height: frame.height) else {
+            throw ImageCoderError.corrupt(.png, reason: "APNG frame \(number): image data ends early")
+        }
         return (bitmap, decoder.hasAlpha)
     }
 }

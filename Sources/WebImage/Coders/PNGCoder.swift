@@ -19,9 +19,7 @@ public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
             return animation
         }
         let decoder = PNGPushDecoder(maxPixelCount: options.maxPixelCount)
-        try decoder.feed(data)
-        guard decoder.isComplete else { throw ImageCoderError.truncated(.png) }
-        var bitmap = decoder.bitmap()!
+        var bitmap = try decoder.decodeAll(data)
         let target = options.targetSize(for: bitmap.size)
         if let target { bitmap = bitmap.resampled(to: target) }
         return Image(
@@ -91,14 +89,45 @@ final class PNGPushDecoder {
     }
     var hasAlpha: Bool { decoder.map { wi_png_has_alpha($0) != 0 } ?? false }
 
-    /// Feeds `data[fed...]`; `data` is everything so far.
-    func feed(_ data: Data) throws {
+    /// Feeds `data[fed...]`; `data` is everything so far. Pixels go to a zeroed buffer the
+    /// decoder owns, readable at any time through ``bitmap()`` (incremental decoding).
+    func feed(_ data: Data, stopAtHeader: Bool = false) throws {
         guard let decoder else { throw ImageCoderError.outOfMemory }
         guard data.count > fed, !isComplete else { return }
-        let status = data.withUnsafeBytes { raw in
+        var status = data.withUnsafeBytes { raw in
             wi_png_decoder_feed(decoder, raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + fed, raw.count - fed)
         }
         fed = data.count
+        if status == Int32(WI_PNG_NEED_BUFFER) {
+            if stopAtHeader { return }
+            guard wi_png_decoder_set_buffer(decoder, nil) == 0 else { throw ImageCoderError.outOfMemory }
+            status = wi_png_decoder_feed(decoder, nil, 0)
+        }
+        try check(status)
+    }
+
+    /// Decodes a whole PNG stream straight into the returned bitmap's storage (no copy).
+    func decodeAll(_ data: Data) throws -> Bitmap {
+        guard let decoder else { throw ImageCoderError.outOfMemory }
+        let status = data.withUnsafeBytes { raw in
+            wi_png_decoder_feed(decoder, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count)
+        }
+        fed = data.count
+        guard status == Int32(WI_PNG_NEED_BUFFER) else {
+            try check(status)
+            throw ImageCoderError.truncated(.png)  // the header never completed
+        }
+        let size = self.size
+        return try Bitmap(width: size.width, height: size.height) { buffer in
+            wi_png_decoder_set_buffer(decoder, buffer.baseAddress)
+            // The buffer is only valid inside this closure: detach it on every way out.
+            defer { wi_png_decoder_detach_buffer(decoder) }
+            try check(wi_png_decoder_feed(decoder, nil, 0))
+            guard isComplete else { throw ImageCoderError.truncated(.png) }
+        }
+    }
+
+    private func check(_ status: Int32) throws {
         switch status {
         case Int32(WI_PNG_COMPLETE): isComplete = true
         case Int32(WI_PNG_NEED_MORE): break
@@ -110,7 +139,7 @@ final class PNGPushDecoder {
     func feedUntilHeader(_ data: Data) throws {
         var end = min(data.count, 4096)
         while true {
-            try feed(data.prefix(end))
+            try feed(data.prefix(end), stopAtHeader: true)
             if headerReady || end == data.count { break }
             end = min(data.count, end * 2)
         }

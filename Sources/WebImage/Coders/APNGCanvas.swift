@@ -13,8 +13,6 @@ struct APNGCanvas {
         pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
     }
 
-    var bitmap: Bitmap { Bitmap(width: width, height: height, pixels: pixels) }
-
     /// Puts `frame` at (`x`, `y`): replacing the pixels under it, or composited over them.
     mutating func draw(_ frame: Bitmap, x: Int, y: Int, blend: APNGBlend) {
         let columns = max(0, min(frame.width, width - x))

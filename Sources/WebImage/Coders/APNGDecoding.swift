@@ -31,22 +31,14 @@ enum APNGDecoding {
         let target = options.targetSize(for: canvasSize, frameCount: container.frames.count)
 
         var canvas = APNGCanvas(size: canvasSize)
-        var frames: [ImageFrame] = []
+        var frames = AnimationFrames(target: target)
         var declaresAlpha = false
-        var previous: (canvas: [UInt8], bitmap: Bitmap)?
         for (index, frame) in container.frames.enumerated() {
             let (pixels, hasAlpha) = try decodePixels(of: frame, number: index + 1, in: container, bytes: bytes, options: options)
             declaresAlpha = declaresAlpha || hasAlpha
             let snapshot = frame.dispose == .previous ? canvas.pixels : nil
             canvas.draw(pixels, x: frame.x, y: frame.y, blend: frame.blend)
-            let bitmap: Bitmap
-            if let previous, previous.canvas == canvas.pixels {
-                bitmap = previous.bitmap  // nothing changed: share the buffer (Image.cost counts it once)
-            } else {
-                bitmap = target.map { canvas.bitmap.resampled(to: $0) } ?? canvas.bitmap
-                previous = (canvas.pixels, bitmap)
-            }
-            frames.append(ImageFrame(bitmap: bitmap, duration: frame.duration))
+            frames.append(canvas: canvas.pixels, size: canvasSize, duration: frame.duration)
             switch frame.dispose {
             case .none: break
             case .background: canvas.clear(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
@@ -55,9 +47,8 @@ enum APNGDecoding {
             case .previous: if let snapshot { canvas.restore(snapshot) }
             }
         }
-        if frames.count == 1 { frames = [ImageFrame(bitmap: frames[0].bitmap)] }  // a still: no duration
         return Image(
-            frames: frames, loopCount: container.loopCount, scale: options.scaleFactor, format: .png,
+            frames: frames.result, loopCount: container.loopCount, scale: options.scaleFactor, format: .png,
             originalData: target == nil ? originalData : nil,
             // An alpha channel or tRNS says so; otherwise only pixels no frame covered (or that a
             // disposal cleared) can be transparent, and Image finds those by scanning.

@@ -16,8 +16,8 @@ struct APNGFrame {
     /// Seconds; a 0 denominator means 1/100 s (the spec), and SDWebImage's rule plays anything
     /// under 11 ms at 100 ms, as for GIF.
     var duration: Double {
-        let seconds = Double(delayNumerator) / Double(delayDenominator == 0 ? 100 : delayDenominator)
-        return seconds < 0.011 ? 0.1 : seconds
+        AnimationFrames.displayDuration(
+            seconds: Double(delayNumerator) / Double(delayDenominator == 0 ? 100 : delayDenominator))
     }
 }
 

@@ -14,8 +14,6 @@ struct GIFCanvas {
         pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
     }
 
-    var bitmap: Bitmap { Bitmap(width: width, height: height, pixels: pixels) }
-
     /// Decodes the frame's rows from `reader` and paints every pixel that is not the transparent
     /// index; pixels outside the canvas are decoded and dropped. Returns whether any pixel on the
     /// canvas was the transparent index (a declared but unused index does not count).

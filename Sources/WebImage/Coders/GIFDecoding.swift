@@ -33,23 +33,15 @@ enum GIFDecoding {
         let target = options.targetSize(for: canvasSize, frameCount: scan?.frameCount ?? 1)
 
         var canvas = GIFCanvas(size: canvasSize)
-        var frames: [ImageFrame] = []
+        var frames = AnimationFrames(target: target)
         var usesTransparency = false
-        var previous: (canvas: [UInt8], bitmap: Bitmap)?
         var next: GIFFrameHeader? = first
         while let frame = next {
             try GIFScan.checkFrame(frame, maxPixelCount: limit)
             let snapshot = frame.control.disposal == .previous ? canvas.pixels : nil
             let usedIndex = try canvas.draw(frame, from: reader)
             usesTransparency = usesTransparency || usedIndex
-            let bitmap: Bitmap
-            if let previous, previous.canvas == canvas.pixels {
-                bitmap = previous.bitmap  // nothing changed: share the buffer (Image.cost counts it once)
-            } else {
-                bitmap = target.map { canvas.bitmap.resampled(to: $0) } ?? canvas.bitmap
-                previous = (canvas.pixels, bitmap)
-            }
-            frames.append(ImageFrame(bitmap: bitmap, duration: frame.control.duration))
+            frames.append(canvas: canvas.pixels, size: canvasSize, duration: frame.control.duration)
             if options.decodeFirstFrameOnly { break }
             switch frame.control.disposal {
             case .keep: break
@@ -58,9 +50,8 @@ enum GIFDecoding {
             }
             next = try reader.nextFrame()
         }
-        if frames.count == 1 { frames = [ImageFrame(bitmap: frames[0].bitmap)] }  // a still: no duration
         return Image(
-            frames: frames, loopCount: scan?.loopCount ?? reader.loopCount ?? 1, scale: options.scaleFactor,
+            frames: frames.result, loopCount: scan?.loopCount ?? reader.loopCount ?? 1, scale: options.scaleFactor,
             format: .gif, originalData: target == nil ? originalData : nil,
             // Pixels drawn with the transparent index say so (encoders such as Pillow declare an
             // index on every frame whether used or not); otherwise only pixels no frame covered,

@@ -35,12 +35,8 @@ struct GIFGraphicsControl: Equatable {
         transparentIndex = packed & 0x01 != 0 ? Int(bytes[3]) : nil
     }
 
-    /// SDWebImage's (and browsers') rule: delays under 11 ms — 0 and 1 centisecond, which old
-    /// tools wrote to mean "as fast as possible" — play at 100 ms.
-    var duration: Double {
-        let seconds = Double(delay) / 100
-        return seconds < 0.011 ? 0.1 : seconds
-    }
+    /// Seconds, with SDWebImage's floor for tiny delays.
+    var duration: Double { AnimationFrames.displayDuration(seconds: Double(delay) / 100) }
 }
 
 /// What happens to a frame's area before the next frame is drawn.

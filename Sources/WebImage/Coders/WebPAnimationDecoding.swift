@@ -6,8 +6,7 @@ import Foundation
 enum WebPAnimationDecoding {
     /// SDWebImage's rule (as browsers do): frames under 11 ms play at 100 ms.
     static func clampedDuration(milliseconds: Int) -> Double {
-        let seconds = Double(milliseconds) / 1000
-        return seconds < 0.011 ? 0.1 : seconds
+        AnimationFrames.displayDuration(seconds: Double(milliseconds) / 1000)
     }
 
     struct Result {

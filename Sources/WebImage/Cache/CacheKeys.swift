@@ -1,0 +1,46 @@
+import Foundation
+
+/// How cache keys become disk file names — SDWebImage's `SDDiskCacheFileNameForKey`, so a
+/// WebImage disk cache and an SDWebImage one name the same key the same way.
+public enum CacheKeys {
+    /// The longest extension kept in a file name: `NAME_MAX` (255) minus 32 hex digits minus the
+    /// dot — SD's `SD_MAX_FILE_EXTENSION_LENGTH`. Counted in UTF-8 bytes, because that is what
+    /// Linux limits (SD counts UTF-16 units; the two agree for ASCII extensions).
+    public static let maxFileExtensionLength = 255 - 16 * 2 - 1
+
+    /// The disk file name for `key`: MD5 of the key's UTF-8 bytes as 32 lowercase hex digits,
+    /// then `.` and ``pathExtension(forKey:)`` when there is one.
+    ///
+    /// Like SD (which hashes `strlen(key.UTF8String)` bytes), the hash stops at the first NUL.
+    public static func diskFileName(forKey key: String) -> String {
+        let hash = MD5.hexDigest(key.utf8.prefix { $0 != 0 })
+        guard let ext = pathExtension(forKey: key) else { return hash }
+        return hash + "." + ext
+    }
+
+    /// The extension SD would put on the file name for `key`, or `nil` for none:
+    /// - taken from the URL's *path*, so a query or fragment never contributes
+    ///   (`https://a/b.png?x=1.jpg` → `png`, `https://a/b?x=1.jpg` → none); percent-escapes in
+    ///   the path are decoded first, as `NSURL.pathExtension` does;
+    /// - a key that is not a URL at all uses its last path component (`NSString.pathExtension`);
+    /// - a name that is only a dot-file (`/.png`) or ends in a dot (`/b.`) has none;
+    /// - NUL and `:` are removed (`:` is the one character Apple file systems refuse; NUL ends a
+    ///   C string);
+    /// - one longer than ``maxFileExtensionLength`` bytes is dropped, so the name fits `NAME_MAX`.
+    public static func pathExtension(forKey key: String) -> String? {
+        // Foundation's URL parser is the one SD relies on (`NSURL URLWithString:`), so its reading
+        // of scheme, path, query and escapes is used as is rather than re-implemented.
+        let raw = URL(string: key)?.pathExtension ?? (key as NSString).pathExtension
+        let ext = String(raw.unicodeScalars.filter { $0 != "\0" && $0 != ":" })
+        guard !ext.isEmpty, ext.utf8.count <= maxFileExtensionLength else { return nil }
+        return ext
+    }
+
+    /// `name` without its extension: the name SDWebImage used before it added extensions
+    /// (SD #976), which lookups still try.
+    static func nameWithoutExtension(_ name: String) -> String {
+        // Disk names start with 32 hex digits, so the first dot (if any) starts the extension.
+        guard let dot = name.utf8.firstIndex(of: UInt8(ascii: ".")) else { return name }
+        return String(name[..<dot])
+    }
+}

@@ -1,0 +1,362 @@
+import Foundation
+import Synchronization
+
+/// Why a ``DiskCache`` store failed. Reads never throw: a missing or unreadable file is a miss.
+public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The entry alone is bigger than ``DiskCacheConfig/maxDiskSize``; nothing was stored.
+    case entryTooLarge(size: Int, limit: Int)
+    /// Creating, writing or renaming `path` failed with `errno` (disk full, permissions…).
+    case writeFailed(path: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .entryTooLarge(let size, let limit):
+            "a \(size)-byte entry does not fit in a disk cache limited to \(limit) bytes"
+        case .writeFailed(let path, let code):
+            "cannot write \(path): \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+/// Encoded image bytes on disk, one file per key (SDWebImage's `SDDiskCache`).
+///
+/// - Files are named as SD names them (``CacheKeys/diskFileName(forKey:)``), so lookups also find
+///   entries written by older versions without an extension.
+/// - Every store writes a hidden temp file in the same directory and `rename(2)`s it into place:
+///   a reader sees the old bytes or the new ones, never a mix, and a killed process leaves at most
+///   a temp file, which lookups and sizes ignore and the next open or sweep removes after an hour.
+/// - The limits hold on every store: when a store takes the total over
+///   ``DiskCacheConfig/maxDiskSize``, the oldest entries go until it is at most half (SD's rule),
+///   using a running total and an index built once, on first need — never a rescan per write.
+///   ``removeExpiredData()`` rescans, which also repairs the index when other processes or
+///   instances changed the directory.
+/// - Validators and extended data live in a sidecar per entry (``HTTPValidators``).
+///
+/// All methods are synchronous and safe from any thread; file I/O runs on the caller's thread,
+/// mostly outside the lock (the bytes are written and read unlocked; only renames, removals and
+/// index updates are serialised, so the last store of a key wins on disk and in the index).
+public final class DiskCache: Sendable {
+    /// An entry as the index knows it.
+    struct Entry {
+        var size: Int
+        var metadataSize = 0
+        var accessDate: Date
+        var modificationDate: Date
+
+        init(_ info: DiskCacheFileInfo) {
+            size = info.size
+            accessDate = info.accessDate
+            modificationDate = info.modificationDate
+        }
+
+        var totalSize: Int { size + metadataSize }
+
+        func date(_ type: DiskCacheExpireType) -> Date {
+            type == .accessDate ? accessDate : modificationDate
+        }
+    }
+
+    struct State {
+        var config: DiskCacheConfig
+        var isIndexLoaded = false
+        var index: [String: Entry] = [:]
+        /// Sum of ``Entry/totalSize`` over the index.
+        var totalSize = 0
+
+        mutating func set(_ name: String, _ entry: Entry?) {
+            totalSize -= index[name]?.totalSize ?? 0
+            index[name] = entry
+            totalSize += entry?.totalSize ?? 0
+        }
+    }
+
+    /// Where the entries are.
+    public let directory: URL
+    let directoryPath: String
+    /// Sidecars: `<directory>/.meta/<entry name>`. A folder rather than a name suffix, because an
+    /// entry name may already be 255 bytes long and may end in any extension.
+    let metadataDirectoryPath: String
+    let state: Mutex<State>
+
+    /// A cache over `directory` (created on the first store).
+    public init(directory: URL, config: DiskCacheConfig = DiskCacheConfig()) {
+        self.directory = directory
+        var path = directory.path
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        directoryPath = path
+        metadataDirectoryPath = path + "/.meta"
+        state = Mutex(State(config: config))
+    }
+
+    /// A cache in ``defaultDirectory(namespace:)``.
+    public convenience init(namespace: String = "default", config: DiskCacheConfig = DiskCacheConfig()) {
+        self.init(directory: DiskCache.defaultDirectory(namespace: namespace), config: config)
+    }
+
+    /// `$XDG_CACHE_HOME/webimage/<namespace>`, else `~/.cache/webimage/<namespace>` (the XDG base
+    /// directory rule: an unset, empty or relative `XDG_CACHE_HOME` is ignored).
+    public static func defaultDirectory(namespace: String = "default") -> URL {
+        defaultDirectory(namespace: namespace, environment: ProcessInfo.processInfo.environment)
+    }
+
+    static func defaultDirectory(namespace: String, environment: [String: String]) -> URL {
+        let base: URL
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache", isDirectory: true)
+        }
+        return base.appendingPathComponent("webimage", isDirectory: true)
+            .appendingPathComponent(namespace, isDirectory: true)
+    }
+
+    /// The limits. A lower limit takes effect at the next store or sweep.
+    public var config: DiskCacheConfig {
+        get { state.withLock { $0.config } }
+        set { state.withLock { $0.config = newValue } }
+    }
+
+    /// The file `key` is stored in (SD's `cachePathForKey:`), whether or not it exists.
+    public func path(forKey key: String) -> String {
+        directoryPath + "/" + CacheKeys.diskFileName(forKey: key)
+    }
+
+    /// Whether a file exists for `key`, under its name or the old extension-less one.
+    public func containsData(forKey key: String) -> Bool {
+        candidateNames(forKey: key).contains { DiskCacheFiles.info(atPath: dataPath($0)) != nil }
+    }
+
+    /// The bytes stored for `key`, or `nil`. With ``DiskCacheExpireType/accessDate`` expiry, the
+    /// file's access time is set to now (explicitly: Linux's default `relatime` would update it at
+    /// most daily). A file removed by someone else is a miss, and the index forgets it. As in SD,
+    /// age is enforced by ``removeExpiredData()``, not here: an expired entry still reads until
+    /// a sweep removes it.
+    public func data(forKey key: String) -> Data? {
+        let touch = state.withLock { $0.config.expireType == .accessDate }
+        let names = candidateNames(forKey: key)
+        for name in names {
+            guard let (data, info) = DiskCacheFiles.readFile(atPath: dataPath(name), touchingAccessDate: touch) else {
+                continue
+            }
+            state.withLock { state in
+                guard state.isIndexLoaded else { return }
+                if var entry = state.index[name] {
+                    entry.accessDate = max(entry.accessDate, info.accessDate)
+                    state.index[name] = entry
+                } else if let fresh = DiskCacheFiles.info(atPath: dataPath(name)) {
+                    state.set(name, Entry(fresh))  // written by another process or instance
+                }
+            }
+            return data
+        }
+        state.withLock { state in
+            guard state.isIndexLoaded else { return }
+            // Re-checked under the lock, so a store that just landed is not forgotten.
+            for name in names where state.index[name] != nil && DiskCacheFiles.info(atPath: dataPath(name)) == nil {
+                state.set(name, nil)
+            }
+        }
+        return nil
+    }
+
+    /// Stores `data` for `key`, replacing any previous entry with its metadata, then trims the
+    /// cache to half of ``DiskCacheConfig/maxDiskSize`` if this store took it over (the new entry
+    /// stays). `validators` and `extendedData` go into the entry's sidecar.
+    ///
+    /// Throws ``DiskCacheError``: `entryTooLarge` when the entry alone exceeds the limit,
+    /// `writeFailed` when the file system refuses.
+    public func store(
+        _ data: Data, forKey key: String, validators: HTTPValidators? = nil, extendedData: Data? = nil
+    ) throws {
+        let config = self.config
+        if config.maxDiskSize > 0, data.count > config.maxDiskSize {
+            throw DiskCacheError.entryTooLarge(size: data.count, limit: config.maxDiskSize)
+        }
+        let name = CacheKeys.diskFileName(forKey: key)
+        let (temporary, info) = try DiskCacheFiles.writeTemporary(data, in: directoryPath, sync: config.synchronizesWrites)
+        var sidecar: (path: String, size: Int)?
+        if validators != nil || extendedData != nil {
+            let metadata = DiskCacheEntryMetadata(data: info.identity, validators: validators, extendedData: extendedData)
+            do {
+                let (path, metaInfo) = try DiskCacheFiles.writeTemporary(
+                    metadata.encoded(), in: metadataDirectoryPath, sync: config.synchronizesWrites)
+                sidecar = (path, metaInfo.size)
+            } catch {
+                DiskCacheFiles.remove(temporary)
+                throw error
+            }
+        }
+        try state.withLock { state in
+            loadIndexIfNeeded(&state)
+            var entry = Entry(info)
+            entry.metadataSize = sidecar?.size ?? 0
+            let limit = state.config.maxDiskSize
+            if limit > 0, entry.totalSize > limit {
+                DiskCacheFiles.remove(temporary)
+                if let sidecar { DiskCacheFiles.remove(sidecar.path) }
+                throw DiskCacheError.entryTooLarge(size: entry.totalSize, limit: limit)
+            }
+            let hadSidecar = (state.index[name]?.metadataSize ?? 0) > 0
+            do {
+                try DiskCacheFiles.move(temporary, to: dataPath(name))
+            } catch {
+                if let sidecar { DiskCacheFiles.remove(sidecar.path) }
+                throw error
+            }
+            // Data first, sidecar second: a reader in between finds no metadata for the new bytes
+            // (the old sidecar's identity no longer matches), never the old validators.
+            if let sidecar {
+                if (try? DiskCacheFiles.move(sidecar.path, to: metadataPath(name))) == nil { entry.metadataSize = 0 }
+            } else if hadSidecar {
+                DiskCacheFiles.remove(metadataPath(name))
+            }
+            state.set(name, entry)
+            if limit > 0, state.totalSize > limit {
+                trim(&state, to: limit / 2, keeping: name)
+            }
+        }
+    }
+
+    /// Removes the entry for `key` (both names) and its metadata.
+    public func removeData(forKey key: String) {
+        let names = candidateNames(forKey: key)
+        state.withLock { state in
+            for name in names {
+                DiskCacheFiles.remove(dataPath(name))
+                DiskCacheFiles.remove(metadataPath(name))
+                if state.isIndexLoaded { state.set(name, nil) }
+            }
+        }
+    }
+
+    /// Removes every entry and sidecar (SD's `removeAllData`). The directory stays, and so do
+    /// temp files of stores still in flight.
+    public func removeAll() {
+        state.withLock { state in
+            for (name, info) in DiskCacheFiles.list(directoryPath) where info.isRegularFile && !name.hasPrefix(".") {
+                DiskCacheFiles.remove(dataPath(name))
+            }
+            for (name, _) in DiskCacheFiles.list(metadataDirectoryPath) where !name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
+                DiskCacheFiles.remove(metadataPath(name))
+            }
+            state.index = [:]
+            state.totalSize = 0
+            state.isIndexLoaded = true
+        }
+    }
+
+    /// Rescans the directory (repairing the index), removes entries older than
+    /// ``DiskCacheConfig/maxDiskAge`` by the configured date, then — if the rest is over
+    /// ``DiskCacheConfig/maxDiskSize`` — the oldest until it is at most half; also stale temp files
+    /// and orphaned sidecars. Returns what went.
+    @discardableResult
+    public func removeExpiredData() -> (removedCount: Int, removedSize: Int) {
+        state.withLock { state in
+            let now = Date()
+            (state.index, state.totalSize) = scan(now: now)
+            state.isIndexLoaded = true
+            var removed = (removedCount: 0, removedSize: 0)
+            let config = state.config
+            if config.maxDiskAge >= 0 {
+                let cutoff = now.addingTimeInterval(-config.maxDiskAge)
+                for (name, entry) in state.index where entry.date(config.expireType) <= cutoff {
+                    removeFiles(name, entry)
+                    state.set(name, nil)
+                    removed.removedCount += 1
+                    removed.removedSize += entry.totalSize
+                }
+            }
+            if config.maxDiskSize > 0, state.totalSize > config.maxDiskSize {
+                let trimmed = trim(&state, to: config.maxDiskSize / 2, keeping: nil)
+                removed.removedCount += trimmed.removedCount
+                removed.removedSize += trimmed.removedSize
+            }
+            return removed
+        }
+    }
+
+    /// Bytes of all entries and their sidecars, from the index (built on first use; drift from
+    /// other processes is corrected by ``removeExpiredData()``).
+    public var totalSize: Int {
+        state.withLock { state in
+            loadIndexIfNeeded(&state)
+            return state.totalSize
+        }
+    }
+
+    /// Number of entries (sidecars and temp files not counted).
+    public var totalCount: Int {
+        state.withLock { state in
+            loadIndexIfNeeded(&state)
+            return state.index.count
+        }
+    }
+
+    // MARK: - Internals (called with the lock held where they take `State`)
+
+    func dataPath(_ name: String) -> String { directoryPath + "/" + name }
+    func metadataPath(_ name: String) -> String { metadataDirectoryPath + "/" + name }
+
+    /// The current file name for `key`, then the pre-extension one SD still reads (SD #976).
+    private func candidateNames(forKey key: String) -> [String] {
+        let name = CacheKeys.diskFileName(forKey: key)
+        let legacy = CacheKeys.nameWithoutExtension(name)
+        return legacy == name ? [name] : [name, legacy]
+    }
+
+    func loadIndexIfNeeded(_ state: inout State) {
+        guard !state.isIndexLoaded else { return }
+        (state.index, state.totalSize) = scan(now: Date())
+        state.isIndexLoaded = true
+    }
+
+    /// Reads the directory into a fresh index; removes temp files older than an hour and sidecars
+    /// whose entry is gone.
+    private func scan(now: Date) -> ([String: Entry], Int) {
+        let staleBefore = now.addingTimeInterval(-DiskCacheFiles.staleTemporaryAge)
+        var index: [String: Entry] = [:]
+        for (name, info) in DiskCacheFiles.list(directoryPath) {
+            if name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
+                if info.modificationDate < staleBefore { DiskCacheFiles.remove(dataPath(name)) }
+            } else if !name.hasPrefix("."), info.isRegularFile {
+                index[name] = Entry(info)
+            }
+        }
+        for (name, info) in DiskCacheFiles.list(metadataDirectoryPath) {
+            if name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
+                if info.modificationDate < staleBefore { DiskCacheFiles.remove(metadataPath(name)) }
+            } else if index[name] != nil {
+                index[name]!.metadataSize = info.size
+            } else {
+                DiskCacheFiles.remove(metadataPath(name))
+            }
+        }
+        return (index, index.values.reduce(0) { $0 + $1.totalSize })
+    }
+
+    /// Removes the oldest entries (by the configured date; `keeping` never) until the total is
+    /// at most `target`.
+    @discardableResult
+    func trim(_ state: inout State, to target: Int, keeping: String?) -> (removedCount: Int, removedSize: Int) {
+        guard state.totalSize > target else { return (0, 0) }
+        let type = state.config.expireType
+        let oldestFirst = state.index.filter { $0.key != keeping }.sorted {
+            let (a, b) = ($0.value.date(type), $1.value.date(type))
+            return a != b ? a < b : $0.key < $1.key
+        }
+        var removed = (removedCount: 0, removedSize: 0)
+        for (name, entry) in oldestFirst {
+            if state.totalSize <= target { break }
+            removeFiles(name, entry)
+            state.set(name, nil)
+            removed.removedCount += 1
+            removed.removedSize += entry.totalSize
+        }
+        return removed
+    }
+
+    private func removeFiles(_ name: String, _ entry: Entry) {
+        DiskCacheFiles.remove(dataPath(name))
+        if entry.metadataSize > 0 { DiskCacheFiles.remove(metadataPath(name)) }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What `stat` says about one cache file.
+struct DiskCacheFileInfo {
+    var identity: DataIdentity
+    var size: Int
+    var accessDate: Date
+    var modificationDate: Date
+    var isRegularFile: Bool
+
+    init(_ st: stat) {
+        size = Int(st.st_size)
+        identity = DataIdentity(
+            inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            modificationNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+        accessDate = Date(timespec: st.st_atim)
+        modificationDate = Date(timespec: st.st_mtim)
+        isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
+    }
+}
+
+extension Date {
+    fileprivate init(timespec t: timespec) {
+        self.init(timeIntervalSince1970: TimeInterval(t.tv_sec) + TimeInterval(t.tv_nsec) / 1e9)
+    }
+}
+
+/// The POSIX calls the disk cache is made of. Plain syscalls rather than `FileManager`, because
+/// the cache needs what `FileManager` hides: `O_EXCL` temp files, `rename(2)`'s atomic replace,
+/// setting only the access time on an open descriptor, and one `stat` per directory entry.
+enum DiskCacheFiles {
+    /// Files being written start with this: hidden, and never a cache entry (entry names start
+    /// with hex digits), so listings and size accounting skip them.
+    static let temporaryPrefix = ".tmp-"
+    /// A temp file this old belongs to a writer that died; younger ones may be in flight in
+    /// another process.
+    static let staleTemporaryAge: TimeInterval = 60 * 60
+
+    /// `stat` of the regular file at `path`, or `nil` when there is none.
+    static func info(atPath path: String) -> DiskCacheFileInfo? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        let info = DiskCacheFileInfo(st)
+        return info.isRegularFile ? info : nil
+    }
+
+    /// The whole file at `path`, or `nil` when it is missing or unreadable. With
+    /// `touchingAccessDate`, the file's access time is set to now through the same descriptor —
+    /// explicitly, because `relatime` updates it at most once a day and `noatime` never, while an
+    /// explicit `futimens` works on every mount.
+    static func readFile(atPath path: String, touchingAccessDate: Bool) -> (Data, DiskCacheFileInfo)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var info = DiskCacheFileInfo(st)
+        var data = Data(count: info.size)
+        // Entries are replaced by rename, never rewritten in place, so this inode's size holds;
+        // still, stop at EOF rather than trust it.
+        let filled = data.withUnsafeMutableBytes { buffer -> Int in
+            var filled = 0
+            while filled < buffer.count {
+                let n = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                if n > 0 { filled += n } else if n == 0 || errno != EINTR { break }
+            }
+            return filled
+        }
+        if filled < data.count { data.removeSubrange(filled...) }
+        if touchingAccessDate {
+            let times = [timespec(tv_sec: 0, tv_nsec: utimeNow), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
+            if futimens(fd, times) == 0 { info.accessDate = Date() }
+        }
+        return (data, info)
+    }
+
+    /// Writes `data` to a new hidden temp file in `directory` (created when missing) and returns
+    /// its path and `stat`. The caller renames it into place or removes it.
+    static func writeTemporary(_ data: Data, in directory: String, sync: Bool) throws -> (String, DiskCacheFileInfo) {
+        let path = directory + "/" + temporaryPrefix + String(UInt64.random(in: .min ... .max), radix: 36)
+        var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0, errno == ENOENT {
+            try createDirectory(directory)
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        }
+        guard fd >= 0 else { throw DiskCacheError.writeFailed(path: path, errno: errno) }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let n = write(fd, buffer.baseAddress! + written, buffer.count - written)
+                if n > 0 { written += n } else if n < 0, errno == EINTR { continue } else { failure = n < 0 ? errno : EIO; return }
+            }
+        }
+        if failure == 0, sync, fsync(fd) != 0 { failure = errno }
+        var st = stat()
+        if failure == 0, fstat(fd, &st) != 0 { failure = errno }
+        if close(fd) != 0, failure == 0 { failure = errno }
+        guard failure == 0 else {
+            unlink(path)
+            throw DiskCacheError.writeFailed(path: path, errno: failure)
+        }
+        return (path, DiskCacheFileInfo(st))
+    }
+
+    /// Atomically puts `source` at `destination`, replacing what was there.
+    static func move(_ source: String, to destination: String) throws {
+        guard rename(source, destination) == 0 else {
+            let code = errno
+            unlink(source)
+            throw DiskCacheError.writeFailed(path: destination, errno: code)
+        }
+    }
+
+    /// Removes the file at `path`; `true` when it existed.
+    @discardableResult
+    static func remove(_ path: String) -> Bool {
+        unlink(path) == 0
+    }
+
+    /// `mkdir -p`.
+    static func createDirectory(_ path: String) throws {
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        guard errno == ENOENT, !parent.isEmpty, parent != path else {
+            throw DiskCacheError.writeFailed(path: path, errno: errno)
+        }
+        try createDirectory(parent)
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+            throw DiskCacheError.writeFailed(path: path, errno: errno)
+        }
+    }
+
+    /// Every name in `directory` with its `lstat`; empty when the directory does not exist.
+    static func list(_ directory: String) -> [(name: String, info: DiskCacheFileInfo)] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        let fd = dirfd(dir)
+        var result: [(name: String, info: DiskCacheFileInfo)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
+            var st = stat()
+            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }  // removed meanwhile
+            result.append((name, DiskCacheFileInfo(st)))
+        }
+        return result
+    }
+
+    // Linux's UTIME_NOW / UTIME_OMIT: Swift does not import the macros.
+    private static let utimeNow = (1 << 30) - 1
+    private static let utimeOmit = (1 << 30) - 2
+}

@@ -4,6 +4,7 @@
 //
 //   scripts/fetch-photos                                   # once: the photos live in ../.photos
 //   cd Benchmarks && swift package benchmark --target DecodeBenchmarks
+//   cd Benchmarks && swift package benchmark --target TransformBenchmarks   # resize 4000×3000
 //
 // The benchmark package's own Package.swift names the "MallocInterposer" trait explicitly here:
 // its default traits also pull in swift-runtime-interposer, which is not needed (nor available) here.
@@ -27,6 +28,15 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/DecodeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "TransformBenchmarks",
+            dependencies: [
+                .product(name: "WebImage", package: parentIdentity),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/TransformBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],

@@ -64,6 +64,8 @@ extension Bitmap {
                     scratch.withUnsafeMutableBufferPointer { scratch in
                         accumulator.withUnsafeMutableBufferPointer { acc in
                             var nextRow = vertical.starts[0]
+                            var rows: [UnsafeMutablePointer<SIMD4<Float>>] = []
+                            rows.reserveCapacity(ringRows)
                             for y in 0..<size.height {
                                 let start = vertical.starts[y], count = vertical.counts[y]
                                 // Filter the source rows this output row needs and the ring lacks.
@@ -75,7 +77,8 @@ extension Bitmap {
                                     nextRow += 1
                                 }
                                 // Vertical pass over the window's rows, which sit in the ring in order.
-                                let rows = (0..<count).map { ring.baseAddress! + ((start + $0) % ringRows) * outWidth }
+                                rows.removeAll(keepingCapacity: true)
+                                for k in 0..<count { rows.append(ring.baseAddress! + ((start + k) % ringRows) * outWidth) }
                                 let opaque = (0..<count).allSatisfy { ringOpaque[(start + $0) % ringRows] }
                                 vertical.weights.withUnsafeBufferPointer { weights in
                                     Bitmap.sum(rows, weights: weights.baseAddress! + y * vertical.stride, into: acc)

@@ -13,6 +13,19 @@ import PackageDescription
 // SwiftPM names a path dependency after its folder, which is whatever the checkout is called.
 let parentIdentity = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "main")
 
+/// One benchmark executable: Benchmarks/<name>/, linking WebImage and the benchmark library.
+func benchmarkTarget(_ name: String) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [
+            .product(name: "WebImage", package: parentIdentity),
+            .product(name: "Benchmark", package: "benchmark"),
+        ],
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
 let package = Package(
     name: "WebImageBenchmarks",
     platforms: [.macOS(.v13)],
@@ -21,24 +34,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        .executableTarget(
-            name: "DecodeBenchmarks",
-            dependencies: [
-                .product(name: "WebImage", package: parentIdentity),
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/DecodeBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "TransformBenchmarks",
-            dependencies: [
-                .product(name: "WebImage", package: parentIdentity),
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/TransformBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        benchmarkTarget("DecodeBenchmarks"),
+        benchmarkTarget("TransformBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -131,10 +131,7 @@ extension Bitmap {
         for x in span {
             let bytes = row.loadUnaligned(fromByteOffset: x * 4, as: SIMD4<UInt8>.self)
             minAlpha = min(minAlpha, bytes.w)
-            // Lane by lane: the generic SIMD conversions are not inlined and cost more than the filter.
-            let p = SIMD4<Float>(Float(bytes.x), Float(bytes.y), Float(bytes.z), Float(bytes.w))
-            let a = p.w * (1 / 255)
-            scratch[x - span.lowerBound] = bytes.w == 255 ? p : p * SIMD4(a, a, a, 1)
+            scratch[x - span.lowerBound] = premultiplied(bytes)
         }
         return minAlpha == 255
     }

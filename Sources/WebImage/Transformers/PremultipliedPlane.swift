@@ -10,9 +10,7 @@ struct PremultipliedPlane {
         height = bitmap.height
         pixels = bitmap.pixels.withUnsafeBytes { src in
             (0..<(bitmap.width * bitmap.height)).map { i in
-                let b = src.loadUnaligned(fromByteOffset: i * 4, as: SIMD4<UInt8>.self)
-                let k = Float(b.w) / 255
-                return SIMD4(Float(b.x) * k, Float(b.y) * k, Float(b.z) * k, Float(b.w))
+                Bitmap.premultiplied(src.loadUnaligned(fromByteOffset: i * 4, as: SIMD4<UInt8>.self))
             }
         }
     }

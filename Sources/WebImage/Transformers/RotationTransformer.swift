@@ -53,10 +53,7 @@ extension Bitmap {
                 // Premultiplied pixel (x, y) of the source, transparent outside it.
                 func fetch(_ x: Int, _ y: Int) -> SIMD4<Float> {
                     guard x >= 0, y >= 0, x < w, y < h else { return .zero }
-                    let b = src.loadUnaligned(fromByteOffset: y * stride + x * 4, as: SIMD4<UInt8>.self)
-                    let a = Float(b.w)
-                    let k = a / 255
-                    return SIMD4(Float(b.x) * k, Float(b.y) * k, Float(b.z) * k, a)
+                    return Bitmap.premultiplied(src.loadUnaligned(fromByteOffset: y * stride + x * 4, as: SIMD4<UInt8>.self))
                 }
                 let dst = UnsafeMutableRawPointer(out.baseAddress!)
                 for y in 0..<size.height {
@@ -87,14 +84,5 @@ extension Bitmap {
             return v
         }
         return (snap(cos(angle)), snap(sin(angle)))
-    }
-
-    /// A premultiplied float pixel (colour·a/255, a in 0...255) as straight bytes, rounded.
-    @inline(__always)
-    static func straightBytes(_ p: SIMD4<Float>) -> SIMD4<UInt8> {
-        let alpha = clampToByte(p.w)
-        guard alpha > 0 else { return .zero }
-        let k = 255 / p.w
-        return SIMD4(clampToByte(p.x * k), clampToByte(p.y * k), clampToByte(p.z * k), alpha)
     }
 }

@@ -65,10 +65,7 @@ extension Bitmap {
         let inner = RoundedRect(
             left: border, top: border, right: w - border, bottom: h - border,
             radius: max(0, outer.radius - border), corners: corners)
-        let paint: SIMD4<Float> = borderColor.map { c in
-            let k = Float(c.a) / 255
-            return SIMD4(Float(c.r) * k, Float(c.g) * k, Float(c.b) * k, Float(c.a))
-        } ?? .zero
+        let paint = borderColor.map { Bitmap.premultiplied(SIMD4($0.r, $0.g, $0.b, $0.a)) } ?? .zero
         // Only pixels near the edge can be affected: within the radius or the border of a side.
         let band = Int((max(outer.radius, border) + 1).rounded(.up))
         var result = self
@@ -85,9 +82,7 @@ extension Bitmap {
                     let outside = outer.coverage(cx, cy), inside = inner.coverage(cx, cy)
                     if inside < 1 {
                         let offset = (y * width + x) * 4
-                        let b = px.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt8>.self)
-                        let k = Float(b.w) / 255
-                        let image = SIMD4(Float(b.x) * k, Float(b.y) * k, Float(b.z) * k, Float(b.w))
+                        let image = Bitmap.premultiplied(px.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt8>.self))
                         // Image inside the inner outline, paint in the band between the outlines.
                         let p = image * inside + paint * max(0, outside - inside)
                         px.storeBytes(of: Bitmap.straightBytes(p), toByteOffset: offset, as: SIMD4<UInt8>.self)

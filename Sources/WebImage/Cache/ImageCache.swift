@@ -1,0 +1,263 @@
+import Dispatch
+import Foundation
+
+/// The default two-tier image cache (SDWebImage's `SDImageCache`): decoded images in a
+/// ``MemoryCache``, encoded bytes in a ``DiskCache``.
+///
+/// - Stores put the image in memory at once and write the disk on a background queue; the async
+///   form returns when the bytes are on disk, the callback form calls back then.
+/// - Queries look in memory first, then read and decode the disk bytes on the background queue
+///   (never on the caller's executor) and copy the decoded image into memory.
+/// - A disk entry that turns out not to be an image (corrupt or cut-off bytes) is removed when a
+///   query finds it, so it does not fail again on every launch.
+public final class ImageCache: ImageCaching {
+    /// The shared cache in ``DiskCache/defaultDirectory(namespace:)`` with namespace `default`.
+    public static let shared = ImageCache()
+
+    public let config: ImageCacheConfig
+    public let memoryCache: MemoryCache
+    public let diskCache: DiskCache
+    /// Decodes disk hits and encodes images stored without bytes.
+    public let coders: ImageCodersManager
+    /// Disk reads, writes and decodes. Concurrent: the disk cache serialises what must be
+    /// serialised (renames, its index), so reads of different keys overlap.
+    private let ioQueue = DispatchQueue(label: "WebImage.ImageCache.io", qos: .utility, attributes: .concurrent)
+
+    /// A cache whose disk tier is `directory`, or `DiskCache.defaultDirectory(namespace:)`.
+    public init(
+        namespace: String = "default", directory: URL? = nil, config: ImageCacheConfig = .default,
+        coders: ImageCodersManager = .shared
+    ) {
+        self.config = config
+        self.coders = coders
+        memoryCache = MemoryCache(config: config.memory)
+        diskCache = DiskCache(
+            directory: directory ?? DiskCache.defaultDirectory(namespace: namespace), config: config.disk)
+    }
+
+    // MARK: - Tiers one at a time
+
+    /// The image in memory for `key`, without touching the disk.
+    public func imageFromMemoryCache(forKey key: String) -> Image? {
+        memoryCache.image(forKey: key)
+    }
+
+    /// Reads and decodes the disk entry for `key` (no memory lookup, no memory sync).
+    public func imageFromDiskCache(forKey key: String, decodeOptions: ImageDecodeOptions = .default) async -> Image? {
+        await io { self.diskResult(forKey: key, options: [.skipMemorySync], decodeOptions: decodeOptions, cacheType: .disk)?.image }
+    }
+
+    /// The encoded bytes on disk for `key`.
+    public func diskImageData(forKey key: String) async -> Data? {
+        await io { self.diskCache.data(forKey: key) }
+    }
+
+    public func diskImageDataExists(forKey key: String) async -> Bool {
+        await io { self.diskCache.containsData(forKey: key) }
+    }
+
+    /// The file `key` is (or would be) stored in (SD's `cachePathForKey:`).
+    public func cachePath(forKey key: String) -> String {
+        diskCache.path(forKey: key)
+    }
+
+    /// Puts `image` in memory only (nothing when ``ImageCacheConfig/shouldCacheImagesInMemory`` is off).
+    public func storeImageToMemory(_ image: Image, forKey key: String) {
+        guard config.shouldCacheImagesInMemory else { return }
+        memoryCache.setImage(image, forKey: key)
+    }
+
+    /// Writes `data` to disk only, with HTTP validators for later revalidation.
+    public func storeImageDataToDisk(_ data: Data, forKey key: String, validators: HTTPValidators? = nil) async throws {
+        try await ioThrowing { try self.diskCache.store(data, forKey: key, validators: validators) }
+    }
+
+    // MARK: - ImageCaching
+
+    public func queryImage(
+        forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
+        cacheType: ImageCacheType
+    ) async -> ImageCacheResult? {
+        if let hit = memoryResult(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType) {
+            guard options.contains(.queryMemoryData) else { return hit }
+            let data = await diskImageData(forKey: key)
+            return ImageCacheResult(image: hit.image, data: data, cacheType: .memory)
+        }
+        guard cacheType.includesDisk, !Task.isCancelled else { return nil }
+        return await io { self.diskResult(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType) }
+    }
+
+    /// The callback form, with SD's timing: a memory hit (without `queryMemoryData`) answers
+    /// before this returns, and so does everything with `queryDiskDataSync`; otherwise the
+    /// completion runs on a background thread. It fires exactly once, or — after `cancel()` —
+    /// with `nil` inside the cancel call, and never again.
+    @discardableResult
+    public func queryImage(
+        forKey key: String, options: ImageCacheQueryOptions = [], decodeOptions: ImageDecodeOptions = .default,
+        cacheType: ImageCacheType = .all, completion: @escaping @Sendable (ImageCacheResult?) -> Void
+    ) -> ImageCacheToken {
+        let hit = memoryResult(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType)
+        if let hit, !options.contains(.queryMemoryData) {
+            completion(hit)
+            return .finished()
+        }
+        if options.contains(.queryDiskDataSync) {
+            let result = hit.map { ImageCacheResult(image: $0.image, data: diskCache.data(forKey: key), cacheType: .memory) }
+                ?? (cacheType.includesDisk
+                    ? diskResult(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType) : nil)
+            completion(result)
+            return .finished()
+        }
+        let token = ImageCacheToken(completion: completion)
+        token.attach(Task {
+            let result = await queryImage(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType)
+            token.finish(with: result)
+        })
+        return token
+    }
+
+    public func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws {
+        try await store(image, data: data, forKey: key, cacheType: cacheType, validators: nil)
+    }
+
+    /// Stores `image` in memory at once and `data` — or the image's original bytes, or the image
+    /// encoded (``ImageCacheConfig/encodeOptions``) — on disk with `validators`; returns when the
+    /// disk write is done. Throws the encoder's or the disk's error; the memory tier keeps the
+    /// image either way.
+    public func store(
+        _ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType, validators: HTTPValidators?
+    ) async throws {
+        if let image, cacheType.includesMemory { storeImageToMemory(image, forKey: key) }
+        guard cacheType.includesDisk, image != nil || data != nil else { return }
+        try await ioThrowing { try self.writeToDisk(image, data: data, forKey: key, validators: validators) }
+    }
+
+    /// The callback form of ``store(_:data:forKey:cacheType:validators:)``: the memory tier is
+    /// updated before this returns; `completion` (if any) runs once the disk write is done, with
+    /// its error.
+    public func store(
+        _ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType = .all,
+        validators: HTTPValidators? = nil, completion: (@Sendable ((any Error)?) -> Void)?
+    ) {
+        if let image, cacheType.includesMemory { storeImageToMemory(image, forKey: key) }
+        guard cacheType.includesDisk, image != nil || data != nil else {
+            completion?(nil)
+            return
+        }
+        ioQueue.async {
+            do {
+                try self.writeToDisk(image, data: data, forKey: key, validators: validators)
+                completion?(nil)
+            } catch {
+                completion?(error)
+            }
+        }
+    }
+
+    public func removeImage(forKey key: String, cacheType: ImageCacheType) async {
+        if cacheType.includesMemory { memoryCache.removeImage(forKey: key) }
+        if cacheType.includesDisk { await io { self.diskCache.removeData(forKey: key) } }
+    }
+
+    public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+        if cacheType.includesMemory, memoryCache.image(forKey: key) != nil { return .memory }
+        if cacheType.includesDisk, await diskImageDataExists(forKey: key) { return .disk }
+        return .none
+    }
+
+    public func clear(_ cacheType: ImageCacheType) async {
+        if cacheType.includesMemory { memoryCache.removeAll() }
+        if cacheType.includesDisk { await io { self.diskCache.removeAll() } }
+    }
+
+    // MARK: - Disk maintenance
+
+    /// Removes expired entries and trims to the size limit (SD's `deleteOldFiles`); Linux has no
+    /// app-lifecycle events to hang this on, so call it at startup or on a timer.
+    @discardableResult
+    public func removeExpiredData() async -> (removedCount: Int, removedSize: Int) {
+        await io { self.diskCache.removeExpiredData() }
+    }
+
+    /// Bytes on disk (SD's `totalDiskSize`).
+    public func totalDiskSize() async -> Int { await io { self.diskCache.totalSize } }
+
+    /// Entries on disk (SD's `totalDiskCount`).
+    public func totalDiskCount() async -> Int { await io { self.diskCache.totalCount } }
+
+    // MARK: - Internals
+
+    private func memoryResult(
+        forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
+        cacheType: ImageCacheType
+    ) -> ImageCacheResult? {
+        guard cacheType.includesMemory, let image = memoryCache.image(forKey: key) else { return nil }
+        // SD hands out a still of frame one when asked for the first frame only.
+        let answer = decodeOptions.decodeFirstFrameOnly && image.isAnimated
+            ? Image(frames: [image.frames[0]], scale: image.scale, orientation: image.orientation,
+                    format: image.format, originalData: image.originalData, hasAlpha: image.hasAlpha)
+            : image
+        return ImageCacheResult(image: answer, data: nil, cacheType: .memory)
+    }
+
+    /// Runs on the caller's thread: read, decode, sync to memory.
+    private func diskResult(
+        forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
+        cacheType: ImageCacheType
+    ) -> ImageCacheResult? {
+        guard let data = diskCache.data(forKey: key) else { return nil }
+        if options.contains(.avoidDecodeImage) { return ImageCacheResult(image: nil, data: data, cacheType: .disk) }
+        var decodeOptions = decodeOptions
+        if decodeOptions.scaleFactor == 1 { decodeOptions.scaleFactor = ImageScale.scaleFactor(forKey: key) }
+        let image: Image
+        do {
+            image = try coders.decode(data, options: decodeOptions)
+        } catch let error as ImageCoderError {
+            if error.meansNotAnImage { diskCache.removeData(forKey: key) }
+            return nil
+        } catch {
+            return nil
+        }
+        // A first-frame still must not stand in for the animation under the same key.
+        if !decodeOptions.decodeFirstFrameOnly, cacheType.includesMemory, !options.contains(.skipMemorySync) {
+            storeImageToMemory(image, forKey: key)
+        }
+        return ImageCacheResult(image: image, data: data, cacheType: .disk)
+    }
+
+    private func writeToDisk(_ image: Image?, data: Data?, forKey key: String, validators: HTTPValidators?) throws {
+        let bytes: Data
+        if let data {
+            bytes = data
+        } else if let image {
+            bytes = try ImageDiskEncoding.data(for: image, coders: coders, options: config.encodeOptions)
+        } else {
+            return
+        }
+        try diskCache.store(bytes, forKey: key, validators: validators)
+    }
+
+    private func io<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            ioQueue.async { continuation.resume(returning: work()) }
+        }
+    }
+
+    private func ioThrowing(_ work: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            ioQueue.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+}
+
+extension ImageCoderError {
+    /// Bytes no build could ever decode — worth deleting from a cache. A size over the limit or a
+    /// format this build lacks is not: another configuration may read them.
+    var meansNotAnImage: Bool {
+        switch self {
+        case .emptyData, .truncated, .corrupt: true
+        case .unsupportedFormat(let format): format == .undefined
+        case .tooLarge, .encodingFailed, .outOfMemory: false
+        }
+    }
+}

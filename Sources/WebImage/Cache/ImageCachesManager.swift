@@ -1,0 +1,141 @@
+import Foundation
+import Synchronization
+
+/// Several caches behind one ``ImageCaching`` (SDWebImage's `SDImageCachesManager`): e.g. a
+/// process-local ``ImageCache`` in front of a shared tier. The cache added last has the highest
+/// priority. Each operation follows its own ``ImageCachesManagerPolicy``; the defaults are SD's.
+public final class ImageCachesManager: ImageCaching {
+    public struct Policies: Sendable, Hashable {
+        public var query: ImageCachesManagerPolicy = .serial
+        public var store: ImageCachesManagerPolicy = .highestOnly
+        public var remove: ImageCachesManagerPolicy = .concurrent
+        public var contains: ImageCachesManagerPolicy = .serial
+        public var clear: ImageCachesManagerPolicy = .concurrent
+        public init() {}
+    }
+
+    private struct State {
+        var caches: [any ImageCaching]
+        var policies: Policies
+    }
+
+    private let state: Mutex<State>
+
+    public init(caches: [any ImageCaching] = [], policies: Policies = Policies()) {
+        state = Mutex(State(caches: caches, policies: policies))
+    }
+
+    /// The caches, lowest priority first.
+    public var caches: [any ImageCaching] { state.withLock { $0.caches } }
+
+    public var policies: Policies {
+        get { state.withLock { $0.policies } }
+        set { state.withLock { $0.policies = newValue } }
+    }
+
+    /// Adds `cache` with the highest priority.
+    public func addCache(_ cache: any ImageCaching) {
+        state.withLock { $0.caches.append(cache) }
+    }
+
+    /// Removes `cache` (compared by identity when it is a class).
+    public func removeCache(_ cache: any ImageCaching) {
+        state.withLock { $0.caches.removeAll { ($0 as AnyObject) === (cache as AnyObject) } }
+    }
+
+    // MARK: - ImageCaching
+
+    public func queryImage(
+        forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
+        cacheType: ImageCacheType
+    ) async -> ImageCacheResult? {
+        await firstAnswer(policy: \.query) {
+            await $0.queryImage(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType)
+        }
+    }
+
+    /// Stores per the store policy. With several targets (concurrent, serial) every cache is
+    /// written; the first error is thrown after all have been tried.
+    public func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws {
+        let errors = await forEach(policy: \.store) { cache -> (any Error)? in
+            do {
+                try await cache.store(image, data: data, forKey: key, cacheType: cacheType)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let error = errors.compactMap({ $0 }).first { throw error }
+    }
+
+    public func removeImage(forKey key: String, cacheType: ImageCacheType) async {
+        _ = await forEach(policy: \.remove) { await $0.removeImage(forKey: key, cacheType: cacheType) }
+    }
+
+    public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+        await firstAnswer(policy: \.contains) { cache -> ImageCacheType? in
+            let found = await cache.containsImage(forKey: key, cacheType: cacheType)
+            return found == .none ? nil : found
+        } ?? .none
+    }
+
+    public func clear(_ cacheType: ImageCacheType) async {
+        _ = await forEach(policy: \.clear) { await $0.clear(cacheType) }
+    }
+
+    // MARK: - Policies
+
+    /// The caches a policy addresses, in the order it visits them (highest first).
+    private func targets(_ policy: KeyPath<Policies, ImageCachesManagerPolicy>) -> (ImageCachesManagerPolicy, [any ImageCaching]) {
+        state.withLock { state in
+            let policy = state.policies[keyPath: policy]
+            switch policy {
+            case .highestOnly: return (policy, state.caches.last.map { [$0] } ?? [])
+            case .lowestOnly: return (policy, state.caches.first.map { [$0] } ?? [])
+            case .concurrent, .serial: return (policy, state.caches.reversed())
+            }
+        }
+    }
+
+    /// The first non-nil answer: in priority order (serial), or whichever comes first
+    /// (concurrent, the rest cancelled).
+    private func firstAnswer<T: Sendable>(
+        policy: KeyPath<Policies, ImageCachesManagerPolicy>, _ ask: @escaping @Sendable (any ImageCaching) async -> T?
+    ) async -> T? {
+        let (policy, caches) = targets(policy)
+        guard policy == .concurrent else {
+            for cache in caches {
+                if Task.isCancelled { return nil }
+                if let answer = await ask(cache) { return answer }
+            }
+            return nil
+        }
+        return await withTaskGroup(of: T?.self) { group in
+            for cache in caches { group.addTask { await ask(cache) } }
+            for await answer in group where answer != nil {
+                group.cancelAll()
+                return answer
+            }
+            return nil
+        }
+    }
+
+    /// Runs `work` on every addressed cache: one after another (serial, single-cache policies)
+    /// or all at once (concurrent). Results in visiting order.
+    private func forEach<T: Sendable>(
+        policy: KeyPath<Policies, ImageCachesManagerPolicy>, _ work: @escaping @Sendable (any ImageCaching) async -> T
+    ) async -> [T] {
+        let (policy, caches) = targets(policy)
+        guard policy == .concurrent else {
+            var results: [T] = []
+            for cache in caches { results.append(await work(cache)) }
+            return results
+        }
+        return await withTaskGroup(of: (Int, T).self) { group in
+            for (index, cache) in caches.enumerated() { group.addTask { (index, await work(cache)) } }
+            var results: [(Int, T)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// The bytes that go to disk for an image stored without data (SD's
+/// `SDImageCacheDefine` encoding rule, made explicit).
+enum ImageDiskEncoding {
+    /// The format `image` is written in:
+    /// - its original bytes' format when a coder can write it (a WebP stays WebP, a GIF a GIF),
+    ///   except an animated PNG: there is no APNG encoder, and a PNG would keep only frame one;
+    /// - otherwise an animation becomes a GIF, an image with alpha a PNG, anything else a JPEG.
+    static func format(for image: Image, coders: ImageCodersManager) -> ImageFormat {
+        let own = image.format
+        let ownKeepsFrames = !image.isAnimated || own == .gif || own == .webp
+        if own != .undefined, ownKeepsFrames, coders.canEncode(to: own) { return own }
+        if image.isAnimated { return .gif }
+        return image.hasAlpha ? .png : .jpeg
+    }
+
+    /// The image's original bytes when it has them, else the image encoded per ``format(for:coders:)``.
+    static func data(for image: Image, coders: ImageCodersManager, options: ImageEncodeOptions) throws -> Data {
+        if let original = image.originalData, !original.isEmpty { return original }
+        return try coders.encode(image, as: format(for: image, coders: coders), options: options)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+/// Counts completions and remembers what they answered.
+private final class Answers: Sendable {
+    let results = Mutex<[ImageCacheResult?]>([])
+    func record(_ result: ImageCacheResult?) { results.withLock { $0.append(result) } }
+    var count: Int { results.withLock { $0.count } }
+}
+
+@Suite("ImageCache callbacks and concurrency")
+struct ImageCacheCallbackTests {
+    private func makeCache(_ directory: borrowing TemporaryCacheDirectory) -> ImageCache {
+        ImageCache(directory: directory.url, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 64 << 20)))
+    }
+
+    @Test("a memory hit answers before queryImage returns (SD's synchronous memory path)")
+    func memoryHitIsSynchronous() throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        cache.storeImageToMemory(Image(bitmap: Fixtures.testCard(width: 4, height: 4)), forKey: "m")
+        let answers = Answers()
+        let token = cache.queryImage(forKey: "m") { answers.record($0) }
+        #expect(answers.count == 1)
+        #expect(answers.results.withLock { $0[0]?.cacheType } == .memory)
+        token.cancel()
+        #expect(answers.count == 1)
+    }
+
+    @Test("queryDiskDataSync answers a disk hit before queryImage returns")
+    func diskSync() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        try await cache.store(nil, data: try Fixtures.data("png-rgb.png"), forKey: "d", cacheType: .disk)
+        let answers = Answers()
+        cache.queryImage(forKey: "d", options: .queryDiskDataSync) { answers.record($0) }
+        #expect(answers.count == 1)
+        #expect(answers.results.withLock { $0[0]?.cacheType } == .disk)
+    }
+
+    @Test("a disk query answers once, later, on another thread")
+    func diskAsync() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        try await cache.store(nil, data: try Fixtures.data("png-rgb.png"), forKey: "d", cacheType: .disk)
+        let result: ImageCacheResult? = await withCheckedContinuation { continuation in
+            cache.queryImage(forKey: "d") { continuation.resume(returning: $0) }
+        }
+        #expect(result?.cacheType == .disk && result?.image != nil)
+    }
+
+    @Test("cancel fires the completion once, synchronously, with nil — and the query never answers again")
+    func cancelFiresOnce() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        let data = try Fixtures.data("jpeg-progressive.jpg")
+        for index in 0..<50 { try await cache.store(nil, data: data, forKey: "k\(index)", cacheType: .disk) }
+        var all: [(ImageCacheToken, Answers)] = []
+        for index in 0..<50 {
+            let answers = Answers()
+            let token = cache.queryImage(forKey: "k\(index)") { answers.record($0) }
+            token.cancel()
+            all.append((token, answers))
+        }
+        // A query cancelled before it read the disk is answered inside cancel(), with nil.
+        #expect(all[0].1.count == 1)
+        #expect(all[0].1.results.withLock { $0[0] } == nil)
+        try await Task.sleep(for: .milliseconds(200))  // room for any stray late completion
+        for (token, answers) in all {
+            #expect(answers.count == 1)
+            #expect(token.isCancelled)
+        }
+    }
+
+    @Test("many tasks storing and querying one key: every read is one whole payload, the last store wins")
+    func concurrentSameKey() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        let payloads = (0..<32).map { index -> Data in
+            var bytes = try! Fixtures.data("png-rgb.png")
+            bytes.append(contentsOf: [UInt8](repeating: UInt8(index), count: 1000 + index * 97))  // trailing bytes after IEND: still a PNG
+            return bytes
+        }
+        let torn = Answers()
+        await withTaskGroup(of: Void.self) { group in
+            for payload in payloads {
+                group.addTask { try? await cache.store(nil, data: payload, forKey: "same.png", cacheType: .all) }
+                group.addTask {
+                    let result = await cache.queryImage(
+                        forKey: "same.png", options: .avoidDecodeImage, decodeOptions: .default, cacheType: .disk)
+                    if let data = result?.data, !payloads.contains(data) { torn.record(result) }
+                }
+            }
+        }
+        #expect(torn.count == 0)
+        let settled = try #require(await cache.diskImageData(forKey: "same.png"))
+        #expect(payloads.contains(settled))
+        try await cache.store(nil, data: payloads[7], forKey: "same.png", cacheType: .disk)
+        #expect(await cache.diskImageData(forKey: "same.png") == payloads[7])
+        #expect(await cache.totalDiskCount() == 1)
+    }
+
+    @Test("the callback store updates memory before returning and reports the disk write once")
+    func callbackStore() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        let image = Image(bitmap: Fixtures.testCard(width: 8, height: 8))
+        let inMemoryOnReturn = Mutex(false)
+        let error: (any Error)? = await withCheckedContinuation { continuation in
+            cache.store(image, data: nil, forKey: "cb", completion: { continuation.resume(returning: $0) })
+            inMemoryOnReturn.withLock { $0 = cache.imageFromMemoryCache(forKey: "cb") === image }
+        }
+        #expect(inMemoryOnReturn.withLock { $0 })
+        #expect(error == nil)
+        #expect(await cache.diskImageDataExists(forKey: "cb"))
+    }
+
+    @Test("a store the disk cannot take throws, and memory still has the image")
+    func diskErrorSurfaces() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let config = ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 1 << 20), disk: DiskCacheConfig(maxDiskSize: 100))
+        let cache = ImageCache(directory: directory.url, config: config)
+        let image = Image(bitmap: Fixtures.testCard(width: 64, height: 64))
+        await #expect(throws: DiskCacheError.self) {
+            try await cache.store(image, data: nil, forKey: "big", cacheType: .all)
+        }
+        #expect(cache.imageFromMemoryCache(forKey: "big") === image)
+        #expect(await cache.diskImageDataExists(forKey: "big") == false)
+    }
+}

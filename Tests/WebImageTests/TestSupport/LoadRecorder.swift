@@ -38,6 +38,7 @@ final class LoadRecorder: Sendable {
 
     var progressValues: [ImageLoaderProgress] { state.withLock { $0.progress } }
     var completionCount: Int { state.withLock { $0.completions.count } }
+    var firstCompletion: Result<ImageLoaderResult, WebImageError>? { state.withLock { $0.completions.first } }
     var progressAfterCompletion: Int { state.withLock { $0.progressAfterCompletion } }
 
     /// The first completion, waiting up to `timeout`; `nil` (and a recorded issue) when none came.

@@ -9,6 +9,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Loading (issue 4): HTTP on AsyncHTTPClient; NIO for the transport error types and the
+        // tests' loopback origin.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // System codecs. `scripts/bootstrap` installs the apt providers listed here.
@@ -20,7 +25,14 @@ let package = Package(
         .target(name: "CWebImageShims", dependencies: ["CJPEG", "CPNG"]),
         .target(
             name: "WebImage",
-            dependencies: ["CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP"]
+            dependencies: [
+                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
         .executableTarget(
             name: "webimage",
@@ -31,7 +43,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WebImageTests",
-            dependencies: ["WebImage"],
+            dependencies: [
+                "WebImage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Loads images for URLs of some schemes (SDWebImage's `SDImageLoader`): the downloader for
+/// `http(s)`, ``FileLoader`` for `file:` and plain paths, ``DataURLLoader`` for `data:`, and
+/// whatever an app adds to an ``ImageLoadersManager``.
+public protocol ImageLoader: Sendable {
+    /// Whether this loader handles `url` (usually by scheme).
+    func canRequestImage(for url: URL) -> Bool
+
+    /// Starts loading `url`. `progress` may be called any number of times before `completed`,
+    /// which is called exactly once — with ``WebImageError/cancelled`` when the returned
+    /// operation is cancelled first. Both run on a background thread, never on a NIO event loop.
+    @discardableResult
+    func requestImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
+    ) -> any WebImageOperation
+
+    /// Whether the manager should stop retrying `url` after `error` (SD's
+    /// `shouldBlockFailedURLWithURL:error:`). The default is ``WebImageError/shouldBlockFailedURL``.
+    func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool
+}
+
+extension ImageLoader {
+    public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
+        error.shouldBlockFailedURL
+    }
+
+    /// Loads `url`; cancelling the calling task cancels the load (``WebImageError/cancelled``).
+    public func loadImage(
+        with url: URL, options: DownloaderOptions = [], context: ImageLoaderContext = .default,
+        progress: ImageLoaderProgressHandler? = nil
+    ) async throws(WebImageError) -> ImageLoaderResult {
+        let result = await LoadBridge.run { completion in
+            requestImage(with: url, options: options, context: context, progress: progress, completed: completion)
+        }
+        return try result.get()
+    }
+}

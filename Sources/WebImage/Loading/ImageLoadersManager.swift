@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+
+/// Picks a loader per URL (SDWebImage's `SDImageLoadersManager`): the most recently added loader
+/// that can request the URL wins, so an app can take over a scheme.
+public final class ImageLoadersManager: ImageLoader {
+    /// The built-in loaders.
+    public static let shared = ImageLoadersManager()
+
+    private let loaders: Mutex<[any ImageLoader]>
+
+    /// A manager with the built-in loaders: ``FileLoader``, ``DataURLLoader``.
+    public convenience init() {
+        self.init(loaders: [FileLoader(), DataURLLoader()])
+    }
+
+    public init(loaders: [any ImageLoader]) {
+        self.loaders = Mutex(loaders)
+    }
+
+    /// The loaders in priority order, lowest first.
+    public var allLoaders: [any ImageLoader] { loaders.withLock { $0 } }
+
+    /// Adds `loader` with the highest priority.
+    public func addLoader(_ loader: any ImageLoader) {
+        loaders.withLock { $0.append(loader) }
+    }
+
+    /// Removes every loader of `loader`'s type.
+    public func removeLoader(_ loader: any ImageLoader) {
+        let type = ObjectIdentifier(Swift.type(of: loader))
+        loaders.withLock { $0.removeAll { ObjectIdentifier(Swift.type(of: $0)) == type } }
+    }
+
+    private func loader(for url: URL) -> (any ImageLoader)? {
+        allLoaders.reversed().first { $0.canRequestImage(for: url) }
+    }
+
+    public func canRequestImage(for url: URL) -> Bool {
+        loader(for: url) != nil
+    }
+
+    @discardableResult
+    public func requestImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
+    ) -> any WebImageOperation {
+        guard let loader = loader(for: url) else {
+            return FailedLoadOperation(error: .invalidURL(DataURLLoader.abbreviated(url.absoluteString)), completion: completed)
+        }
+        return loader.requestImage(with: url, options: options, context: context, progress: progress, completed: completed)
+    }
+
+    public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
+        loader(for: url)?.shouldBlockFailedURL(url, error: error) ?? error.shouldBlockFailedURL
+    }
+}
+
+/// An operation that failed before it started; it completes asynchronously, like any load, so a
+/// caller never sees its completion before `requestImage` returns.
+final class FailedLoadOperation: WebImageOperation {
+    private let callbacks: LoadCallbacks
+    private let cancelled = Atomic<Bool>(false)
+
+    init(error: WebImageError, completion: @escaping ImageLoaderCompletion) {
+        callbacks = LoadCallbacks(progress: nil, completion: completion)
+        DispatchQueue.global().async { [callbacks] in callbacks.complete(.failure(error)) }
+    }
+
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    func cancel() {
+        cancelled.store(true, ordering: .releasing)
+        // Whichever of the error and the cancel comes first is the one delivered.
+        DispatchQueue.global().async { [callbacks] in callbacks.complete(.failure(.cancelled)) }
+    }
+}

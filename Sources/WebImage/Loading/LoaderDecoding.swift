@@ -1,0 +1,35 @@
+import Foundation
+
+/// The decode step every loader shares: options from the request, coder errors as
+/// ``WebImageError/badImageData(reason:)``.
+enum LoaderDecoding {
+    /// The decode options for `url`: the context's, plus the key's scale and the decode-related
+    /// loader options.
+    static func decodeOptions(for url: URL, options: DownloaderOptions, context: ImageLoaderContext) -> ImageDecodeOptions {
+        var decode = context.decodeOptions
+        decode.scaleFactor = context.scaleFactor ?? ImageScale.scaleFactor(forKey: context.cacheKey ?? url.absoluteString)
+        if options.contains(.decodeFirstFrameOnly) { decode.decodeFirstFrameOnly = true }
+        if options.contains(.scaleDownLargeImages), decode.scaleDownLimitBytes == nil {
+            decode.scaleDownLimitBytes = context.scaleDownLimitBytes
+        }
+        return decode
+    }
+
+    static func coder(for context: ImageLoaderContext) -> any ImageCoder {
+        context.coder ?? ImageCodersManager.shared
+    }
+
+    /// Decodes all of `data`. Runs on the caller's thread: never call it on an event loop.
+    static func decode(
+        _ data: Data, url: URL, options: DownloaderOptions, context: ImageLoaderContext
+    ) -> Result<Image, WebImageError> {
+        guard !data.isEmpty else { return .failure(.badImageData(reason: "the image data is empty")) }
+        do {
+            return .success(try coder(for: context).decode(data, options: decodeOptions(for: url, options: options, context: context)))
+        } catch let error as ImageCoderError {
+            return .failure(.badImageData(reason: error.description))
+        } catch {
+            return .failure(.badImageData(reason: "\(error)"))
+        }
+    }
+}

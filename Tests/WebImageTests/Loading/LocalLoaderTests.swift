@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("File and data: loaders")
+struct LocalLoaderTests {
+    private func fixtureURL(_ name: String) -> URL { Fixtures.directory.appendingPathComponent(name) }
+
+    @Test("file: URLs and plain paths load and decode")
+    func fileURL() async throws {
+        let loader = FileLoader()
+        let url = fixtureURL("jpeg-baseline.jpg")
+        #expect(loader.canRequestImage(for: url))
+        let plain = try #require(URL(string: url.path))
+        #expect(plain.scheme == nil)
+        #expect(loader.canRequestImage(for: plain))
+        #expect(!loader.canRequestImage(for: URL(string: "http://example.com/a.jpg")!))
+        let recorder = LoadRecorder()
+        loader.requestImage(with: plain, options: [], context: .default, progress: recorder.progress, completed: recorder.completion)
+        let result = try #require(await recorder.value())
+        #expect(result.image.format == .jpeg)
+        #expect(result.data == (try Fixtures.data("jpeg-baseline.jpg")))
+        #expect(result.response == nil)
+        #expect(recorder.progressValues.last?.receivedSize == Int64(result.data.count))
+        #expect(await recorder.completionCount(after: .milliseconds(20)) == 1)
+    }
+
+    @Test("a missing file is a typed, blockable error")
+    func missingFile() async throws {
+        await #expect(throws: WebImageError.transport(.fileNotFound(path: "/nonexistent/x.png"))) {
+            try await FileLoader().loadImage(with: URL(fileURLWithPath: "/nonexistent/x.png"))
+        }
+        #expect(WebImageError.transport(.fileNotFound(path: "/x")).shouldBlockFailedURL)
+    }
+
+    @Test("a file that is not an image gives 1001")
+    func notAnImage() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-not-image-\(UUID()).jpg")
+        try Data("hello".utf8).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        do {
+            _ = try await FileLoader().loadImage(with: path)
+            Issue.record("text decoded as an image")
+        } catch {
+            #expect(error.code == 1001)
+        }
+    }
+
+    @Test("the key's @2x gives the image scale")
+    func scaleFromKey() async throws {
+        let result = try await FileLoader().loadImage(
+            with: fixtureURL("png-rgb.png"), context: ImageLoaderContext(cacheKey: "http://x/icon@2x.png"))
+        #expect(result.image.scale == 2)
+    }
+
+    @Test("data: base64 and percent-encoded payloads")
+    func dataURLs() async throws {
+        let png = try Fixtures.data("png-rgba.png")
+        let loader = DataURLLoader()
+        let base64 = try #require(URL(string: "data:image/png;base64,\(png.base64EncodedString())"))
+        #expect(loader.canRequestImage(for: base64))
+        #expect(!FileLoader().canRequestImage(for: base64))
+        let result = try await loader.loadImage(with: base64)
+        #expect(result.image.format == .png)
+        #expect(result.data == png)
+
+        let escaped = png.map { String(format: "%%%02X", $0) }.joined()
+        let percent = try #require(URL(string: "data:image/png,\(escaped)"))
+        #expect(try await loader.loadImage(with: percent).data == png)
+        #expect(DataURLLoader.payload(of: "data:,a%20b") == Data("a b".utf8))
+        #expect(DataURLLoader.payload(of: "data:text/plain;charset=utf-8;base64,aGk=") == Data("hi".utf8))
+    }
+
+    @Test("malformed data: URLs are 1000, empty payloads 1001")
+    func badDataURLs() async throws {
+        let loader = DataURLLoader()
+        await #expect(throws: WebImageError.invalidURL("data:image/png;base64")) {
+            try await loader.loadImage(with: URL(string: "data:image/png;base64")!)
+        }
+        #expect(DataURLLoader.payload(of: "data:image/png,%G0") == nil)
+        #expect(DataURLLoader.payload(of: "data:image/png,%4") == nil)
+        do {
+            _ = try await loader.loadImage(with: URL(string: "data:image/png;base64,")!)
+            Issue.record("an empty payload decoded")
+        } catch {
+            #expect(error.code == 1001)
+        }
+    }
+
+    @Test("cancel before the load finishes: one 2002, nothing else")
+    func cancelLocal() async throws {
+        let recorder = LoadRecorder()
+        let operation = FileLoader().requestImage(
+            with: fixtureURL("jpeg-progressive.jpg"), options: [], context: .default,
+            progress: nil, completed: recorder.completion)
+        operation.cancel()
+        operation.cancel()
+        #expect(operation.isCancelled)
+        let result = try #require(await recorder.result())
+        if case .failure(let error) = result { #expect(error == .cancelled) }
+        #expect(await recorder.completionCount(after: .milliseconds(50)) == 1)
+    }
+
+    @Test("async loadImage: cancelling the task cancels the load")
+    func taskCancellation() async throws {
+        let task = Task {
+            try await FileLoader().loadImage(with: fixtureURL("png-interlaced.png"))
+        }
+        task.cancel()
+        switch await task.result {
+        case .success: break  // the load may finish before the cancel lands
+        case .failure(let error): #expect((error as? WebImageError) == .cancelled)
+        }
+    }
+}

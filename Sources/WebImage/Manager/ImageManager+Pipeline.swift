@@ -50,10 +50,10 @@ extension ImageManager {
             forKey: originalKey, options: options, decodeOptions: request.decodeOptions,
             cacheType: request.context.originalQueryCacheType)
         guard let original, let image = original.image else { return nil }
-        let final = transform(image, request: request, key: key)
+        let final = transform(image, request: request, key: key).with(originalData: .some(nil))
         let storeData = serializedData(final, originalData: original.data, isDerived: true, request: request)
-        await store(final.with(originalData: .some(nil)), data: storeData, key: key,
-                    cacheType: request.context.storeCacheType, validators: nil, request: request)
+        await store(final, data: storeData, key: key, cacheType: request.context.storeCacheType,
+                    validators: nil, wait: request.options.contains(.waitStoreCache), request: request)
         return ImageResult(image: final, data: storeData, cacheType: original.cacheType, url: request.url)
     }
 
@@ -95,31 +95,26 @@ extension ImageManager {
     /// Transform and store a downloaded image, then answer (or store after answering).
     private func finishDownload(_ loaded: ImageLoaderResult, request: LoadRequest) async -> ImageResult {
         let key = request.key
-        let final = key.map { transform(loaded.image, request: request, key: $0) } ?? loaded.image
         let isDerived = request.context.derivesFromOriginal
+        var final = key.map { transform(loaded.image, request: request, key: $0) } ?? loaded.image
+        // A derived image must not carry the original's bytes: stored, they would decode to the full image.
+        if isDerived { final = final.with(originalData: .some(nil)) }
         let result = ImageResult(image: final, data: isDerived ? nil : loaded.data, cacheType: .none, url: request.url)
         guard let key, let originalKey = request.originalKey else { return result }
-        let stores: @Sendable () async -> Void = { [self] in
-            if isDerived, originalKey != key, request.context.originalStoreCacheType != .none {
-                // The decoded image is the original only when no thumbnail was decoded.
-                let originalImage = request.context.thumbnailPixelSize == nil ? loaded.image : nil
-                var type = request.context.originalStoreCacheType
-                if originalImage == nil, type == .all { type = .disk }
-                if originalImage != nil || type.includesDisk {
-                    await store(originalImage, data: loaded.data, key: originalKey, cacheType: type,
-                                validators: loaded.validators, request: request)
-                }
+        let wait = request.options.contains(.waitStoreCache)
+        if isDerived, originalKey != key, request.context.originalStoreCacheType != .none {
+            // The decoded image is the original only when no thumbnail was decoded.
+            let originalImage = request.context.thumbnailPixelSize == nil ? loaded.image : nil
+            var type = request.context.originalStoreCacheType
+            if originalImage == nil, type == .all { type = .disk }
+            if originalImage != nil || type.includesDisk {
+                await store(originalImage, data: loaded.data, key: originalKey, cacheType: type,
+                            validators: loaded.validators, wait: wait, request: request)
             }
-            let data = serializedData(final, originalData: loaded.data, isDerived: isDerived, request: request)
-            await store(isDerived ? final.with(originalData: .some(nil)) : final, data: data, key: key,
-                        cacheType: request.context.storeCacheType,
-                        validators: isDerived ? nil : loaded.validators, request: request)
         }
-        if request.options.contains(.waitStoreCache) {
-            await stores()
-        } else {
-            Task.detached(priority: .utility) { await stores() }
-        }
+        let data = serializedData(final, originalData: loaded.data, isDerived: isDerived, request: request)
+        await store(final, data: data, key: key, cacheType: request.context.storeCacheType,
+                    validators: isDerived ? nil : loaded.validators, wait: wait, request: request)
         return result
     }
 
@@ -139,19 +134,36 @@ extension ImageManager {
         return original
     }
 
+    /// Stores in the cache. The memory tier of an ``ImageCache`` is filled before this returns
+    /// either way, so the answer is a memory hit for the next load at once; the disk write is
+    /// awaited only with `wait` (``WebImageOptions/waitStoreCache``).
     private func store(
         _ image: Image?, data: Data?, key: String, cacheType: ImageCacheType, validators: HTTPValidators?,
-        request: LoadRequest
+        wait: Bool, request: LoadRequest
     ) async {
         guard cacheType != .none else { return }
-        do {
-            if let cache = request.cache as? ImageCache {
-                try await cache.store(image, data: data, forKey: key, cacheType: cacheType, validators: validators)
-            } else {
-                try await request.cache.store(image, data: data, forKey: key, cacheType: cacheType)
+        let instrumentation = self.instrumentation
+        guard let cache = request.cache as? ImageCache else {
+            let write: @Sendable () async -> Void = {
+                do {
+                    try await request.cache.store(image, data: data, forKey: key, cacheType: cacheType)
+                } catch {
+                    instrumentation.storeFailed(key: key, error: error)
+                }
             }
-        } catch {
-            instrumentation.storeFailed(key: key, error: error)
+            if wait { await write() } else { Task.detached(priority: .utility) { await write() } }
+            return
+        }
+        if wait {
+            do {
+                try await cache.store(image, data: data, forKey: key, cacheType: cacheType, validators: validators)
+            } catch {
+                instrumentation.storeFailed(key: key, error: error)
+            }
+        } else {
+            cache.store(image, data: data, forKey: key, cacheType: cacheType, validators: validators) { error in
+                if let error { instrumentation.storeFailed(key: key, error: error) }
+            }
         }
     }
 

@@ -88,7 +88,7 @@ public final class ImageManager: Sendable {
         with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
     ) async throws(WebImageError) -> ImageResult {
         let request = prepare(url: url, options: options, context: context)
-        if !isBlocked(request), let hit = request.memoryHit() { return hit }
+        if let hit = memoryHit(request) { return hit }
         let holder = Mutex<CombinedOperation?>(nil)
         let result: Result<ImageResult, WebImageError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -120,7 +120,7 @@ public final class ImageManager: Sendable {
     ) -> AsyncThrowingStream<ImageLoadEvent, any Error> {
         AsyncThrowingStream { continuation in
             let request = prepare(url: url, options: options, context: context)
-            if !isBlocked(request), let hit = request.memoryHit() {
+            if let hit = memoryHit(request) {
                 continuation.yield(.image(hit))
                 continuation.finish()
                 return
@@ -155,7 +155,7 @@ public final class ImageManager: Sendable {
         completed: @escaping @Sendable (Result<ImageResult, WebImageError>) -> Void
     ) -> CombinedOperation {
         let request = prepare(url: url, options: options, context: context)
-        if !isBlocked(request), let hit = request.memoryHit() {
+        if let hit = memoryHit(request) {
             completed(.success(hit))
             return .finishedMarker
         }
@@ -198,6 +198,14 @@ public final class ImageManager: Sendable {
 
     // MARK: - Internals
 
+    /// The synchronous memory path, counted like any load.
+    func memoryHit(_ request: LoadRequest) -> ImageResult? {
+        guard !isBlocked(request), let hit = request.memoryHit() else { return nil }
+        instrumentation.loadStarted(request.url)
+        instrumentation.cacheHit(.memory)
+        return hit
+    }
+
     /// Runs `request` on a task of its own, registered for ``cancelAll()``.
     func start(_ request: LoadRequest, sink: @escaping @Sendable (CombinedOperation.Event) -> Void) -> CombinedOperation {
         let box = Mutex<ObjectIdentifier?>(nil)
@@ -209,7 +217,7 @@ public final class ImageManager: Sendable {
         running.withLock { $0[id] = operation }
         box.withLock { $0 = id }
         operation.attach(Task {
-            do {
+            do throws(WebImageError) {
                 let (result, unchanged) = try await self.perform(request, operation: operation)
                 operation.finish(.success(result), repeatsIntermediate: unchanged)
             } catch {

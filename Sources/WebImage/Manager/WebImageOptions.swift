@@ -1,7 +1,9 @@
 /// Switches for one load (SDWebImage's `SDWebImageOptions`; the raw values are SD's bits).
 /// Flags that only mean something on UIKit/AppKit — `continueInBackground`, `preloadAllFrames`,
 /// `matchAnimatedImageClass`, `transformVectorImage`, `waitTransition` — are left out rather than
-/// accepted and ignored.
+/// accepted and ignored, and so is `avoidDecodeImage`: it skips UIKit's deferred force-decode, and
+/// WebImage images are always decoded (a cache user who wants bytes only has
+/// ``ImageCacheQueryOptions/avoidDecodeImage``).
 public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
@@ -43,8 +45,6 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let fromLoaderOnly = WebImageOptions(rawValue: 1 << 16)
     /// Binding: run the transition even for memory hits.
     public static let forceTransition = WebImageOptions(rawValue: 1 << 17)
-    /// Return cached bytes without decoding them (image `nil` on a disk hit).
-    public static let avoidDecodeImage = WebImageOptions(rawValue: 1 << 18)
     /// Decode only the first frame of animations.
     public static let decodeFirstFrameOnly = WebImageOptions(rawValue: 1 << 19)
     /// Answer only after the cache stores are done (by default the answer comes first).
@@ -70,7 +70,6 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
         var options: ImageCacheQueryOptions = []
         if contains(.queryMemoryData) { options.insert(.queryMemoryData) }
         if contains(.queryDiskDataSync) { options.insert(.queryDiskDataSync) }
-        if contains(.avoidDecodeImage) { options.insert(.avoidDecodeImage) }
         return options
     }
 }

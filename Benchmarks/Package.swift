@@ -5,6 +5,7 @@
 //   scripts/fetch-photos                                   # once: the photos live in ../.photos
 //   cd Benchmarks && swift package benchmark --target DecodeBenchmarks
 //   cd Benchmarks && swift package benchmark --target TransformBenchmarks   # resize 4000×3000
+//   cd Benchmarks && swift package benchmark --target CacheBenchmarks       # memory/disk cache vs baselines
 //
 // The benchmark package's own Package.swift names the "MallocInterposer" trait explicitly here:
 // its default traits also pull in swift-runtime-interposer, which is not needed (nor available) here.
@@ -36,6 +37,7 @@ let package = Package(
     targets: [
         benchmarkTarget("DecodeBenchmarks"),
         benchmarkTarget("TransformBenchmarks"),
+        benchmarkTarget("CacheBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

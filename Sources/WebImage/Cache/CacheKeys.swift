@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How cache keys become disk file names — SDWebImage's `SDDiskCacheFileNameForKey`, so a
 /// WebImage disk cache and an SDWebImage one name the same key the same way.
@@ -13,6 +14,22 @@ public enum CacheKeys {
     ///
     /// Like SD (which hashes `strlen(key.UTF8String)` bytes), the hash stops at the first NUL.
     public static func diskFileName(forKey key: String) -> String {
+        if let name = recentFileNames.withLock({ $0[key] }) { return name }
+        let name = computeDiskFileName(forKey: key)
+        recentFileNames.withLock { names in
+            if names.count >= recentFileNamesLimit { names.removeAll(keepingCapacity: true) }
+            names[key] = name
+        }
+        return name
+    }
+
+    /// Names of recently used keys: the URL parse and MD5 behind a name cost more than the read of
+    /// a 30 KB entry's bytes, and a cache asks for the same keys again and again. Bounded by
+    /// emptying it when full — cheaper than LRU bookkeeping and still right for hot keys.
+    private static let recentFileNames = Mutex<[String: String]>([:])
+    private static let recentFileNamesLimit = 4096
+
+    private static func computeDiskFileName(forKey key: String) -> String {
         let hash = MD5.hexDigest(key.utf8.prefix { $0 != 0 })
         guard let ext = pathExtension(forKey: key) else { return hash }
         return hash + "." + ext

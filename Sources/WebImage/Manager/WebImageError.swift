@@ -13,6 +13,10 @@ public enum WebImageError: Error, Sendable, Hashable, CustomStringConvertible {
     case cacheNotModified
     /// 1003: the URL failed before in a way that will not fix itself; see `retryFailed`.
     case blackListed
+    /// 1004 (WebImage's own; SD answers such loads with no image and no error): the image is not
+    /// cached and may not be downloaded — ``WebImageOptions/fromCacheOnly`` or the manager's
+    /// `shouldDownload` said no.
+    case notInCache
     /// 2000: no download could be made: the request modifier returned nil, or the request
     /// could not be built.
     case invalidDownloadOperation(reason: String)
@@ -35,6 +39,7 @@ public enum WebImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badImageData: 1001
         case .cacheNotModified: 1002
         case .blackListed: 1003
+        case .notInCache: 1004
         case .invalidDownloadOperation: 2000
         case .invalidDownloadStatusCode: 2001
         case .cancelled: 2002
@@ -68,7 +73,7 @@ public enum WebImageError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .invalidURL, .badImageData: true
         case .transport(let error): !error.isTransient
-        case .cacheNotModified, .blackListed, .invalidDownloadOperation, .invalidDownloadStatusCode,
+        case .cacheNotModified, .blackListed, .notInCache, .invalidDownloadOperation, .invalidDownloadStatusCode,
              .cancelled, .invalidDownloadResponse, .invalidDownloadContentType: false
         }
     }
@@ -79,6 +84,7 @@ public enum WebImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badImageData(let reason): "bad image data: \(reason)"
         case .cacheNotModified: "the server answered 304 Not Modified but no cached copy was given"
         case .blackListed: "the URL failed before and is blocked; use the retryFailed option to try again"
+        case .notInCache: "the image is not in the cache and downloading it was not allowed"
         case .invalidDownloadOperation(let reason): "cannot start the download: \(reason)"
         case .invalidDownloadStatusCode(let status): "the server answered HTTP \(status)"
         case .cancelled: "the image load was cancelled"

@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+
+/// Binds loads to targets (SDWebImage's `sd_internalSetImageWithURL:…` and
+/// `sd_cancelCurrentImageLoad`): one load per (target, operation key); a new one cancels the old
+/// (unless ``WebImageOptions/avoidAutoCancelImage``); placeholder first (or only after a failure,
+/// ``WebImageOptions/delayPlaceholder``); indicator while loading; the image set on completion
+/// (unless ``WebImageOptions/avoidAutoSetImage``) with the target's transition when it came from
+/// the network or an asynchronous disk read.
+public final class ImageBinding: Sendable {
+    public static let shared = ImageBinding()
+
+    private struct Slot: Hashable {
+        let target: ObjectIdentifier
+        let key: String
+    }
+
+    private struct Binding {
+        var operation: CombinedOperation?
+        var url: URL?
+        var generation = 0
+    }
+
+    public let manager: ImageManager
+    private let bindings = Mutex<[Slot: Binding]>([:])
+
+    public init(manager: ImageManager = .shared) {
+        self.manager = manager
+    }
+
+    /// The default operation key: one load per target.
+    public static let defaultOperationKey = "ImageBinding.image"
+
+    /// Loads `url` into `target`. `completed` runs once per load — with ``WebImageError/cancelled``
+    /// (2002) when a newer load on the slot or ``cancelCurrentLoad(on:operationKey:)`` cancels it,
+    /// with ``WebImageError/invalidURL(_:)`` for a `nil` URL.
+    @discardableResult
+    public func setImage(
+        on target: any ImageTarget, with url: URL?, placeholder: Image? = nil,
+        options: WebImageOptions = [], context: WebImageContext = WebImageContext(),
+        progress: ImageLoaderProgressHandler? = nil,
+        completed: (@Sendable (Result<ImageResult, WebImageError>) -> Void)? = nil
+    ) -> CombinedOperation? {
+        let slot = Slot(target: ObjectIdentifier(target), key: context.setImageOperationKey ?? Self.defaultOperationKey)
+        let (previous, generation) = bindings.withLock { bindings -> (CombinedOperation?, Int) in
+            var binding = bindings[slot] ?? Binding()
+            let previous = options.contains(.avoidAutoCancelImage) ? nil : binding.operation
+            binding.generation += 1
+            binding.url = url
+            binding.operation = nil
+            bindings[slot] = binding
+            return (previous, binding.generation)
+        }
+        previous?.cancel()
+        if !options.contains(.delayPlaceholder) { target.setImage(placeholder, transition: nil) }
+
+        guard let url else {
+            target.indicator?.stopAnimating()
+            if options.contains(.delayPlaceholder) { target.setImage(placeholder, transition: nil) }
+            forget(slot, generation: generation)
+            completed?(.failure(.invalidURL("")))
+            return nil
+        }
+
+        let indicator = target.indicator
+        indicator?.startAnimating()
+        let operation = manager.loadImage(
+            with: url, options: options, context: context,
+            progress: { value in
+                if value.expectedSize > 0 { indicator?.updateProgress(Double(value.receivedSize) / Double(value.expectedSize)) }
+                progress?(value)
+            },
+            completed: { [weak self, weak target] result in
+                indicator?.stopAnimating()
+                self?.forget(slot, generation: generation)
+                if let target { Self.apply(result, to: target, placeholder: placeholder, options: options) }
+                completed?(result)
+            })
+        let answered = operation.isFinished
+        bindings.withLock { bindings in
+            if !answered, bindings[slot]?.generation == generation { bindings[slot]?.operation = operation }
+        }
+        return operation
+    }
+
+    /// Cancels the load running in `target`'s slot (SD's `sd_cancelCurrentImageLoad`); its
+    /// completion answers ``WebImageError/cancelled``.
+    public func cancelCurrentLoad(on target: any ImageTarget, operationKey: String = ImageBinding.defaultOperationKey) {
+        let slot = Slot(target: ObjectIdentifier(target), key: operationKey)
+        let operation = bindings.withLock { $0[slot]?.operation }
+        operation?.cancel()
+    }
+
+    /// The URL of the latest load set on `target`'s slot (SD's `sd_imageURL`).
+    public func currentURL(of target: any ImageTarget, operationKey: String = ImageBinding.defaultOperationKey) -> URL? {
+        bindings.withLock { $0[Slot(target: ObjectIdentifier(target), key: operationKey)]?.url }
+    }
+
+    /// Whether a load is running in `target`'s slot.
+    public func isLoading(_ target: any ImageTarget, operationKey: String = ImageBinding.defaultOperationKey) -> Bool {
+        bindings.withLock { $0[Slot(target: ObjectIdentifier(target), key: operationKey)]?.operation != nil }
+    }
+
+    private func forget(_ slot: Slot, generation: Int) {
+        bindings.withLock { bindings in
+            if bindings[slot]?.generation == generation { bindings[slot]?.operation = nil }
+        }
+    }
+
+    /// SD's rules for what to show when a load ends.
+    private static func apply(
+        _ result: Result<ImageResult, WebImageError>, to target: any ImageTarget, placeholder: Image?,
+        options: WebImageOptions
+    ) {
+        switch result {
+        case .success(let loaded):
+            guard !options.contains(.avoidAutoSetImage) else { return }
+            target.setImage(loaded.image, transition: shouldTransition(loaded.cacheType, options: options) ? target.transition : nil)
+        case .failure(.cancelled):
+            return
+        case .failure:
+            if options.contains(.delayPlaceholder) { target.setImage(placeholder, transition: nil) }
+        }
+    }
+
+    /// Network loads and asynchronous disk reads animate; memory hits and synchronous disk reads
+    /// do not (they are on screen before anyone could see a change) — unless forced.
+    static func shouldTransition(_ cacheType: ImageCacheType, options: WebImageOptions) -> Bool {
+        if options.contains(.forceTransition) { return true }
+        switch cacheType {
+        case .none: return true
+        case .memory: return false
+        case .disk, .all: return !options.contains(.queryDiskDataSync) && !options.contains(.queryMemoryDataSync)
+        }
+    }
+}

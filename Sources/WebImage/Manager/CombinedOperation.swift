@@ -1,0 +1,77 @@
+import Synchronization
+
+/// One manager load, as the callback form returns it (SDWebImage's
+/// `SDWebImageCombinedOperation`): cancelling it cancels the cache query and the download.
+///
+/// The final answer is delivered exactly once: by the load, or — when ``cancel()`` comes first —
+/// as ``WebImageError/cancelled`` inside the `cancel()` call. After that nothing is delivered,
+/// not even a progress event already on its way.
+public final class CombinedOperation: WebImageOperation {
+    enum Event: Sendable {
+        case progress(ImageLoaderProgress)
+        /// A complete image that is not the last answer (the cached image of a refreshCached load).
+        case intermediate(ImageResult)
+        /// The last answer. `repeatsIntermediate`: it is the refreshCached image already sent
+        /// (the server said 304), which the callback form does not deliver twice.
+        case final(Result<ImageResult, WebImageError>, repeatsIntermediate: Bool)
+    }
+
+    private struct State {
+        var sink: (@Sendable (Event) -> Void)?
+        var task: Task<Void, Never>?
+        var isCancelled = false
+    }
+
+    private let state: Mutex<State>
+    /// Called once when the operation ends either way (the manager's running set).
+    private let onEnd: @Sendable () -> Void
+
+    init(sink: @escaping @Sendable (Event) -> Void, onEnd: @escaping @Sendable () -> Void = {}) {
+        state = Mutex(State(sink: sink))
+        self.onEnd = onEnd
+    }
+
+    public var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+    /// Whether the final answer has been delivered (or the operation cancelled).
+    public var isFinished: Bool { state.withLock { $0.sink == nil } }
+
+    public func cancel() {
+        let (sink, task) = state.withLock { state -> ((@Sendable (Event) -> Void)?, Task<Void, Never>?) in
+            guard state.sink != nil else { return (nil, nil) }
+            state.isCancelled = true
+            defer { state.sink = nil; state.task = nil }
+            return (state.sink, state.task)
+        }
+        guard let sink else { return }
+        task?.cancel()
+        sink(.final(.failure(.cancelled), repeatsIntermediate: false))
+        onEnd()
+    }
+
+    func attach(_ task: Task<Void, Never>) {
+        let cancelled = state.withLock { state in
+            if state.sink != nil { state.task = task }
+            return state.sink == nil
+        }
+        if cancelled { task.cancel() }
+    }
+
+    func send(_ event: Event) {
+        if case .final(let result, let repeats) = event {
+            finish(result, repeatsIntermediate: repeats)
+            return
+        }
+        state.withLock { $0.sink }?(event)
+    }
+
+    func finish(_ result: Result<ImageResult, WebImageError>, repeatsIntermediate: Bool = false) {
+        let sink = state.withLock { state in
+            defer { state.sink = nil; state.task = nil }
+            return state.sink
+        }
+        guard let sink else { return }
+        sink(.final(result, repeatsIntermediate: repeatsIntermediate))
+        onEnd()
+    }
+}

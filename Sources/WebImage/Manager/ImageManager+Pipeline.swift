@@ -1,0 +1,184 @@
+import Foundation
+
+/// The long way of a load (SD 5's `callCacheProcess…`, `callDownloadProcess…`,
+/// `callTransformProcess…`, `callStoreCacheProcess…`), as one async function.
+extension ImageManager {
+    func isBlocked(_ request: LoadRequest) -> Bool {
+        !request.options.contains(.retryFailed) && failedURLs.contains(request.url)
+    }
+
+    /// The answer, and whether it is the refreshCached image already sent (a 304).
+    func perform(_ request: LoadRequest, operation: CombinedOperation) async throws(WebImageError) -> (ImageResult, Bool) {
+        let url = request.url
+        instrumentation.loadStarted(url)
+        guard !url.absoluteString.isEmpty else { throw fail(.invalidURL(""), request) }
+        if isBlocked(request) { throw fail(.blackListed, request) }
+
+        var cached: ImageResult?
+        if let key = request.key, !request.options.contains(.fromLoaderOnly) {
+            cached = await queryCache(request, key: key)
+            if cached == nil, request.context.derivesFromOriginal, let originalKey = request.originalKey, originalKey != key {
+                cached = await deriveFromCachedOriginal(request, key: key, originalKey: originalKey)
+            }
+            try checkCancelled(operation)
+            if let cached {
+                instrumentation.cacheHit(cached.cacheType)
+                guard request.options.contains(.refreshCached) else { return (cached, false) }
+                operation.send(.intermediate(cached))
+            }
+        }
+        return try await download(request, cached: cached, operation: operation)
+    }
+
+    private func queryCache(_ request: LoadRequest, key: String) async -> ImageResult? {
+        var options = request.options.cacheQueryOptions
+        options.remove(.queryDiskDataSync)  // already off the caller's thread
+        let result = await request.cache.queryImage(
+            forKey: key, options: options, decodeOptions: request.decodeOptions, cacheType: request.context.queryCacheType)
+        guard let result, let image = result.image else { return nil }
+        return ImageResult(image: image, data: result.data, cacheType: result.cacheType, url: request.url)
+    }
+
+    /// A thumbnail or transform of an original that is cached: decode (as a thumbnail) and
+    /// transform it, store the result under the full key, no download.
+    private func deriveFromCachedOriginal(_ request: LoadRequest, key: String, originalKey: String) async -> ImageResult? {
+        // A thumbnail decoded from the original's bytes must not land in memory under the original's key.
+        var options = request.options.cacheQueryOptions
+        options.remove(.queryDiskDataSync)
+        if request.context.thumbnailPixelSize != nil { options.insert(.skipMemorySync) }
+        let original = await request.cache.queryImage(
+            forKey: originalKey, options: options, decodeOptions: request.decodeOptions,
+            cacheType: request.context.originalQueryCacheType)
+        guard let original, let image = original.image else { return nil }
+        let final = transform(image, request: request, key: key).with(originalData: .some(nil))
+        let storeData = serializedData(final, originalData: original.data, isDerived: true, request: request)
+        await store(final, data: storeData, key: key, cacheType: request.context.storeCacheType,
+                    validators: nil, wait: request.options.contains(.waitStoreCache), request: request)
+        return ImageResult(image: final, data: storeData, cacheType: original.cacheType, url: request.url)
+    }
+
+    /// `cached` is set only for a refreshCached load, whose cached image was already sent.
+    private func download(
+        _ request: LoadRequest, cached: ImageResult?, operation: CombinedOperation
+    ) async throws(WebImageError) -> (ImageResult, Bool) {
+        let url = request.url
+        let mayDownload = !request.options.contains(.fromCacheOnly)
+            && (request.settings.shouldDownload?(url) ?? true)
+            && request.loader.canRequestImage(for: url)
+        guard mayDownload else {
+            if let cached { return (cached, true) }  // already sent as the refreshCached answer
+            throw fail(request.loader.canRequestImage(for: url) ? .notInCache : .invalidURL(url.absoluteString), request)
+        }
+        let validators = cached == nil ? nil : await cachedValidators(request)
+        let loaded: ImageLoaderResult
+        do {
+            loaded = try await request.loader.loadImage(
+                with: url, options: request.options.downloaderOptions,
+                context: request.loaderContext(cachedValidators: validators),
+                progress: { operation.send(.progress($0)) })
+        } catch {
+            if error == .cacheNotModified, let cached { return (cached, true) }  // 304: the cached image stands
+            if error != .cancelled {
+                let block = request.settings.shouldBlockFailedURL?(url, error)
+                    ?? request.loader.shouldBlockFailedURL(url, error: error)
+                if block { failedURLs.insert(url) }
+            }
+            throw fail(error, request)
+        }
+        if request.options.contains(.retryFailed) { failedURLs.remove(url) }
+        instrumentation.downloaded(bytes: loaded.data.count)
+        if loaded.isNotModified, let cached { return (cached, true) }
+        try checkCancelled(operation)
+        return (await finishDownload(loaded, request: request), false)
+    }
+
+    /// Transform and store a downloaded image, then answer (or store after answering).
+    private func finishDownload(_ loaded: ImageLoaderResult, request: LoadRequest) async -> ImageResult {
+        let key = request.key
+        let isDerived = request.context.derivesFromOriginal
+        var final = key.map { transform(loaded.image, request: request, key: $0) } ?? loaded.image
+        // A derived image must not carry the original's bytes: stored, they would decode to the full image.
+        if isDerived { final = final.with(originalData: .some(nil)) }
+        let result = ImageResult(image: final, data: isDerived ? nil : loaded.data, cacheType: .none, url: request.url)
+        guard let key, let originalKey = request.originalKey else { return result }
+        let wait = request.options.contains(.waitStoreCache)
+        if isDerived, originalKey != key, request.context.originalStoreCacheType != .none {
+            // The decoded image is the original only when no thumbnail was decoded.
+            let originalImage = request.context.thumbnailPixelSize == nil ? loaded.image : nil
+            var type = request.context.originalStoreCacheType
+            if originalImage == nil, type == .all { type = .disk }
+            if originalImage != nil || type.includesDisk {
+                await store(originalImage, data: loaded.data, key: originalKey, cacheType: type,
+                            validators: loaded.validators, wait: wait, request: request)
+            }
+        }
+        let data = serializedData(final, originalData: loaded.data, isDerived: isDerived, request: request)
+        await store(final, data: data, key: key, cacheType: request.context.storeCacheType,
+                    validators: isDerived ? nil : loaded.validators, wait: wait, request: request)
+        return result
+    }
+
+    private func transform(_ image: Image, request: LoadRequest, key: String) -> Image {
+        guard let transformer = request.transformer,
+              !image.isAnimated || request.options.contains(.transformAnimatedImage)
+        else { return image }
+        return instrumentation.timeTransform { transformer.transform(image, forKey: key) } ?? image
+    }
+
+    /// The bytes to store: the serializer's, else the original bytes for an original image, else
+    /// nil (the cache encodes the derived image).
+    private func serializedData(_ image: Image, originalData: Data?, isDerived: Bool, request: LoadRequest) -> Data? {
+        let serializer = request.context.cacheSerializer ?? request.settings.cacheSerializer
+        let original = isDerived ? nil : originalData
+        if let serializer { return serializer(image, original, request.url) }
+        return original
+    }
+
+    /// Stores in the cache. The memory tier of an ``ImageCache`` is filled before this returns
+    /// either way, so the answer is a memory hit for the next load at once; the disk write is
+    /// awaited only with `wait` (``WebImageOptions/waitStoreCache``).
+    private func store(
+        _ image: Image?, data: Data?, key: String, cacheType: ImageCacheType, validators: HTTPValidators?,
+        wait: Bool, request: LoadRequest
+    ) async {
+        guard cacheType != .none else { return }
+        let instrumentation = self.instrumentation
+        guard let cache = request.cache as? ImageCache else {
+            let write: @Sendable () async -> Void = {
+                do {
+                    try await request.cache.store(image, data: data, forKey: key, cacheType: cacheType)
+                } catch {
+                    instrumentation.storeFailed(key: key, error: error)
+                }
+            }
+            if wait { await write() } else { Task.detached(priority: .utility) { await write() } }
+            return
+        }
+        if wait {
+            do {
+                try await cache.store(image, data: data, forKey: key, cacheType: cacheType, validators: validators)
+            } catch {
+                instrumentation.storeFailed(key: key, error: error)
+            }
+        } else {
+            cache.store(image, data: data, forKey: key, cacheType: cacheType, validators: validators) { error in
+                if let error { instrumentation.storeFailed(key: key, error: error) }
+            }
+        }
+    }
+
+    /// The validators stored with the original's bytes, for a conditional request.
+    private func cachedValidators(_ request: LoadRequest) async -> HTTPValidators? {
+        guard let cache = request.cache as? ImageCache, let key = request.originalKey else { return nil }
+        return cache.diskCache.validators(forKey: key)
+    }
+
+    private func checkCancelled(_ operation: CombinedOperation) throws(WebImageError) {
+        if operation.isCancelled || Task.isCancelled { throw .cancelled }
+    }
+
+    private func fail(_ error: WebImageError, _ request: LoadRequest) -> WebImageError {
+        instrumentation.failed(request.url, error: error)
+        return error
+    }
+}

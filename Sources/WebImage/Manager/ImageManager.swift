@@ -1,0 +1,241 @@
+import Foundation
+import Synchronization
+
+/// Joins a cache and a loader (SDWebImage's `SDWebImageManager`): look the image up, load it on a
+/// miss, transform it, store it, answer. See ``loadImage(with:options:context:)`` for the order.
+///
+/// ```swift
+/// let result = try await ImageManager.shared.loadImage(with: url, context: WebImageContext(
+///     thumbnailPixelSize: PixelSize(width: 256, height: 256)))
+/// ```
+public final class ImageManager: Sendable {
+    /// Settings that may change while loads run; each load reads them once at its start.
+    public struct Settings: Sendable {
+        /// Maps a URL to its cache key (``WebImageContext/cacheKeyFilter`` wins over this).
+        public var cacheKeyFilter: (@Sendable (URL) -> String?)?
+        /// The bytes stored for a loaded image (``WebImageContext/cacheSerializer`` wins over this).
+        public var cacheSerializer: (@Sendable (Image, Data?, URL) -> Data?)?
+        /// Applied to every load without a transformer of its own.
+        public var transformer: (any ImageTransformer)?
+        /// Rewrites each load's options and context before anything else (SD's options processor).
+        public var optionsProcessor: (@Sendable (URL, WebImageOptions, WebImageContext) -> (WebImageOptions, WebImageContext))?
+        /// Asked before each download; `false` ends the load with ``WebImageError/notInCache``.
+        public var shouldDownload: (@Sendable (URL) -> Bool)?
+        /// Decides whether a failure blocklists the URL, instead of the loader's rule.
+        public var shouldBlockFailedURL: (@Sendable (URL, WebImageError) -> Bool)?
+
+        public init() {}
+    }
+
+    public static let shared = ImageManager()
+
+    /// Where images are looked up and stored (``WebImageContext/imageCache`` wins per load).
+    public let imageCache: any ImageCaching
+    /// What loads images on a miss (``WebImageContext/imageLoader`` wins per load).
+    public let imageLoader: any ImageLoader
+
+    let failedURLs = FailedURLs()
+    let instrumentation: ManagerInstrumentation
+    private let settingsState = Mutex(Settings())
+    private let running = Mutex<[ObjectIdentifier: CombinedOperation]>([:])
+
+    public init(
+        cache: any ImageCaching = ImageCache.shared, loader: any ImageLoader = ImageLoadersManager.shared,
+        instrumentation: ManagerInstrumentation = ManagerInstrumentation()
+    ) {
+        imageCache = cache
+        imageLoader = loader
+        self.instrumentation = instrumentation
+    }
+
+    public var settings: Settings {
+        get { settingsState.withLock { $0 } }
+        set { settingsState.withLock { $0 = newValue } }
+    }
+
+    // MARK: - Keys
+
+    /// The cache key for `url` (SD's `cacheKeyForURL:context:`): the key filter's output or the
+    /// absolute string, then `-Thumbnail(…)` and `-<transformerKey>` before the path extension.
+    /// `nil` when the filter says the URL has no key.
+    public func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String? {
+        cacheKeys(for: url, context: context, settings: settings).key
+    }
+
+    /// The full key and the original's key (equal when nothing is derived).
+    func cacheKeys(for url: URL, context: WebImageContext, settings: Settings) -> (key: String?, originalKey: String?) {
+        let filter = context.cacheKeyFilter ?? settings.cacheKeyFilter
+        guard let original = filter.map({ $0(url) }) ?? url.absoluteString else { return (nil, nil) }
+        var key = original
+        if let size = context.thumbnailPixelSize {
+            key = TransformedCacheKeys.thumbnailedKey(for: key, pixelSize: size, preserveAspectRatio: context.preserveAspectRatio)
+        }
+        if let transformer = context.imageTransformer {
+            key = TransformedCacheKeys.transformedKey(for: key, transformerKey: transformer.transformerKey)
+        }
+        return (key, original)
+    }
+
+    // MARK: - Loading
+
+    /// Loads the image for `url`: options processor → blocklist → cache (full key, then the
+    /// original's key for thumbnails and transforms) → loader → transform → store → answer.
+    /// Cancelling the calling task cancels the load with ``WebImageError/cancelled``.
+    ///
+    /// With ``WebImageOptions/refreshCached`` this returns the revalidated image: the cached one
+    /// when the server answers 304, the new one otherwise.
+    public func loadImage(
+        with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) async throws(WebImageError) -> ImageResult {
+        let request = prepare(url: url, options: options, context: context)
+        if let hit = memoryHit(request) { return hit }
+        let holder = Mutex<CombinedOperation?>(nil)
+        let result: Result<ImageResult, WebImageError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let operation = start(request) { event in
+                    if case .final(let result, _) = event { continuation.resume(returning: result) }
+                }
+                let cancelled = holder.withLock { held in
+                    defer { held = operation }
+                    return held === CombinedOperation.cancelledMarker
+                }
+                if cancelled { operation.cancel() }
+            }
+        } onCancel: {
+            let operation = holder.withLock { held in
+                defer { if held == nil { held = CombinedOperation.cancelledMarker } }
+                return held
+            }
+            operation?.cancel()
+        }
+        return try result.get()
+    }
+
+    /// The load as a stream: progress, partial images (``WebImageOptions/progressiveLoad``), then
+    /// the image — for ``WebImageOptions/refreshCached`` the cached one and, if the server has new
+    /// bytes, the new one. Ends by throwing ``WebImageError`` on failure. Ending the iteration
+    /// cancels the load.
+    public func images(
+        with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) -> AsyncThrowingStream<ImageLoadEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let request = prepare(url: url, options: options, context: context)
+            if let hit = memoryHit(request) {
+                continuation.yield(.image(hit))
+                continuation.finish()
+                return
+            }
+            let operation = start(request) { event in
+                switch event {
+                case .progress(let progress):
+                    continuation.yield(.progress(received: progress.receivedSize, expected: progress.expectedSize))
+                    if let partial = progress.partialImage { continuation.yield(.partial(partial)) }
+                case .intermediate(let result):
+                    continuation.yield(.image(result))
+                case .final(.success(let result), let repeatsIntermediate):
+                    if !repeatsIntermediate { continuation.yield(.image(result)) }
+                    continuation.finish()
+                case .final(.failure(let error), _):
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in operation.cancel() }
+        }
+    }
+
+    /// The callback form (SD's `loadImageWithURL:options:context:progress:completed:`).
+    /// `completed` runs once — or, with ``WebImageOptions/refreshCached``, once for the cached
+    /// image and once more if the server has new bytes — and never after ``CombinedOperation/cancel()``
+    /// returns (a cancel answers ``WebImageError/cancelled`` inside the call). A memory hit
+    /// answers before this returns.
+    @discardableResult
+    public func loadImage(
+        with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext(),
+        progress: ImageLoaderProgressHandler? = nil,
+        completed: @escaping @Sendable (Result<ImageResult, WebImageError>) -> Void
+    ) -> CombinedOperation {
+        let request = prepare(url: url, options: options, context: context)
+        if let hit = memoryHit(request) {
+            completed(.success(hit))
+            return .finishedMarker
+        }
+        return start(request) { event in
+            switch event {
+            case .progress(let value): progress?(value)
+            case .intermediate(let result): completed(.success(result))
+            case .final(let result, let repeatsIntermediate): if !repeatsIntermediate { completed(result) }
+            }
+        }
+    }
+
+    /// Cancels every running load (each answers ``WebImageError/cancelled``).
+    public func cancelAll() {
+        let operations = running.withLock { $0.values }
+        for operation in operations { operation.cancel() }
+    }
+
+    /// Whether any load is running.
+    public var isRunning: Bool { running.withLock { !$0.isEmpty } }
+
+    /// Takes `url` off the blocklist.
+    public func removeFailedURL(_ url: URL) { failedURLs.remove(url) }
+    /// Empties the blocklist.
+    public func removeAllFailedURLs() { failedURLs.removeAll() }
+    /// Whether `url` is on the blocklist.
+    public func isFailedURL(_ url: URL) -> Bool { failedURLs.contains(url) }
+
+    /// Whether the cache holds `url`'s image in memory or on disk.
+    public func cachedImageExists(for url: URL, context: WebImageContext = WebImageContext()) async -> Bool {
+        guard let key = cacheKey(for: url, context: context) else { return false }
+        return await (context.imageCache ?? imageCache).containsImage(forKey: key, cacheType: .all) != .none
+    }
+
+    /// Whether the cache holds `url`'s image on disk.
+    public func diskImageExists(for url: URL, context: WebImageContext = WebImageContext()) async -> Bool {
+        guard let key = cacheKey(for: url, context: context) else { return false }
+        return await (context.imageCache ?? imageCache).containsImage(forKey: key, cacheType: .disk) == .disk
+    }
+
+    // MARK: - Internals
+
+    /// The synchronous memory path, counted like any load.
+    func memoryHit(_ request: LoadRequest) -> ImageResult? {
+        guard !isBlocked(request), let hit = request.memoryHit() else { return nil }
+        instrumentation.loadStarted(request.url)
+        instrumentation.cacheHit(.memory)
+        return hit
+    }
+
+    /// Runs `request` on a task of its own, registered for ``cancelAll()``.
+    func start(_ request: LoadRequest, sink: @escaping @Sendable (CombinedOperation.Event) -> Void) -> CombinedOperation {
+        let box = Mutex<ObjectIdentifier?>(nil)
+        let operation = CombinedOperation(sink: sink) { [weak self] in
+            guard let id = box.withLock({ $0 }) else { return }
+            _ = self?.running.withLock { $0.removeValue(forKey: id) }
+        }
+        let id = ObjectIdentifier(operation)
+        running.withLock { $0[id] = operation }
+        box.withLock { $0 = id }
+        operation.attach(Task {
+            do throws(WebImageError) {
+                let (result, unchanged) = try await self.perform(request, operation: operation)
+                operation.finish(.success(result), repeatsIntermediate: unchanged)
+            } catch {
+                operation.finish(.failure(error))
+            }
+        })
+        return operation
+    }
+}
+
+extension CombinedOperation {
+    /// Returned for loads answered before the call returned; cancelling it does nothing.
+    static let finishedMarker: CombinedOperation = {
+        let operation = CombinedOperation(sink: { _ in })
+        operation.finish(.failure(.cancelled))
+        return operation
+    }()
+
+    /// Stands in for an operation not started yet whose task was already cancelled.
+    static let cancelledMarker = CombinedOperation.finishedMarker
+}

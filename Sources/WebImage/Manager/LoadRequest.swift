@@ -1,0 +1,57 @@
+import Foundation
+
+/// One load with everything resolved up front: options after the processor, the cache and
+/// loader to use, the keys, the decode rules. Built once by ``ImageManager`` per call.
+struct LoadRequest: Sendable {
+    let url: URL
+    let options: WebImageOptions
+    let context: WebImageContext
+    let settings: ImageManager.Settings
+    let cache: any ImageCaching
+    let loader: any ImageLoader
+    /// Full key (thumbnail and transformer suffixes); `nil` = do not use the cache.
+    let key: String?
+    /// The original image's key; equal to ``key`` unless the image is derived.
+    let originalKey: String?
+    let decodeOptions: ImageDecodeOptions
+    let transformer: (any ImageTransformer)?
+
+    /// A memory hit answered on the caller's thread (SD's synchronous memory query), or `nil` when
+    /// the load has to go the long way (cache type, options, the blocklist, a refresh).
+    func memoryHit() -> ImageResult? {
+        guard let key, let cache = cache as? ImageCache,
+              context.queryCacheType.includesMemory,
+              !options.contains(.fromLoaderOnly), !options.contains(.refreshCached),
+              !options.contains(.queryMemoryData), !options.contains(.decodeFirstFrameOnly),
+              let image = cache.imageFromMemoryCache(forKey: key)
+        else { return nil }
+        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+    }
+
+    /// The loader's view of this request.
+    func loaderContext(cachedValidators: HTTPValidators?) -> ImageLoaderContext {
+        ImageLoaderContext(
+            cacheKey: key, scaleFactor: context.imageScaleFactor, decodeOptions: decodeOptions,
+            scaleDownLimitBytes: context.imageScaleDownLimitBytes ?? ImageLoaderContext.defaultScaleDownLimitBytes,
+            coder: context.imageCoder, requestModifier: context.requestModifier,
+            responseModifier: context.responseModifier, decryptor: context.decryptor,
+            cachedValidators: cachedValidators)
+    }
+}
+
+extension ImageManager {
+    func prepare(url: URL, options: WebImageOptions, context: WebImageContext) -> LoadRequest {
+        let settings = self.settings
+        var (options, context) = (options, context)
+        if let processor = settings.optionsProcessor { (options, context) = processor(url, options, context) }
+        if context.imageTransformer == nil { context.imageTransformer = settings.transformer }
+        let (key, originalKey) = cacheKeys(for: url, context: context, settings: settings)
+        let scale = context.imageScaleFactor ?? ImageScale.scaleFactor(forKey: key ?? url.absoluteString)
+        return LoadRequest(
+            url: url, options: options, context: context, settings: settings,
+            cache: context.imageCache ?? imageCache, loader: context.imageLoader ?? imageLoader,
+            key: key, originalKey: originalKey,
+            decodeOptions: context.decodeOptions(scaleFactor: scale, options: options),
+            transformer: context.imageTransformer)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Synchronization
+
+/// Warms the cache with a list of URLs (SDWebImage's `SDWebImagePrefetcher`): a window of
+/// ``maxConcurrentPrefetchCount`` loads through an ``ImageManager``, the next starting as one
+/// ends, at low priority so on-screen loads go first.
+public final class ImagePrefetcher: Sendable {
+    /// What an observer hears, summed over every running ``PrefetchToken`` (SD's delegate).
+    public enum Event: Sendable {
+        /// One URL is done; `finished` and `total` are summed over the running tokens.
+        case didPrefetch(url: URL, succeeded: Bool, finished: Int, total: Int)
+        /// Every running token is done.
+        case didFinish(total: Int, skipped: Int)
+    }
+
+    public struct Settings: Sendable {
+        /// Loads in flight per prefetch call (SD's default 3).
+        public var maxConcurrentPrefetchCount = 3
+        /// Options for every load (SD's default: low priority).
+        public var options: WebImageOptions = .lowPriority
+        public var context = WebImageContext()
+        /// Hears every URL and the end of all work.
+        public var observer: (@Sendable (Event) -> Void)?
+        public init() {}
+    }
+
+    public static let shared = ImagePrefetcher()
+
+    public let manager: ImageManager
+    private let settingsState: Mutex<Settings>
+    private struct Running {
+        var tokens: [ObjectIdentifier: PrefetchToken] = [:]
+        /// Totals of the tokens that completed since the prefetcher was last idle.
+        var batchTotal = 0
+        var batchSkipped = 0
+    }
+
+    private let running = Mutex(Running())
+
+    public init(manager: ImageManager = .shared, settings: Settings = Settings()) {
+        self.manager = manager
+        settingsState = Mutex(settings)
+    }
+
+    public var settings: Settings {
+        get { settingsState.withLock { $0 } }
+        set { settingsState.withLock { $0 = newValue } }
+    }
+
+    /// Starts loading `urls`. `progress(finished, total)` follows each URL (monotonic);
+    /// `completed(finished, skipped)` fires once at the end — failures count as skipped — and
+    /// never after the token is cancelled. An empty list completes with (0, 0).
+    @discardableResult
+    public func prefetch(
+        _ urls: [URL], progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)? = nil,
+        completed: (@Sendable (_ finished: Int, _ skipped: Int) -> Void)? = nil
+    ) -> PrefetchToken {
+        let settings = self.settings
+        let token = PrefetchToken(urls: urls, progress: progress, completion: completed) { [weak self] token in
+            self?.tokenEnded(token, observer: settings.observer)
+        }
+        running.withLock { $0.tokens[ObjectIdentifier(token)] = token }
+        token.attach(Task { await self.run(token, settings: settings) })
+        return token
+    }
+
+    /// The async form: returns `(finished, skipped)` when done; cancelling the calling task
+    /// cancels the remaining loads and returns what was done by then.
+    public func prefetch(
+        _ urls: [URL], progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)? = nil
+    ) async -> (finished: Int, skipped: Int) {
+        let settings = self.settings
+        let token = PrefetchToken(urls: urls, progress: progress, completion: nil) { [weak self] token in
+            self?.tokenEnded(token, observer: settings.observer)
+        }
+        running.withLock { $0.tokens[ObjectIdentifier(token)] = token }
+        await withTaskCancellationHandler {
+            await run(token, settings: settings)
+        } onCancel: {
+            token.cancel()
+        }
+        return (token.finishedCount, token.skippedCount)
+    }
+
+    /// Cancels every running prefetch (SD's `cancelPrefetching`).
+    public func cancelPrefetching() {
+        for token in running.withLock({ Array($0.tokens.values) }) { token.cancel() }
+    }
+
+    /// Number of prefetch calls still running.
+    public var runningCount: Int { running.withLock { $0.tokens.count } }
+
+    // MARK: - Internals
+
+    private func run(_ token: PrefetchToken, settings: Settings) async {
+        let next = NextIndex()
+        let urls = token.urls
+        let workers = max(1, min(settings.maxConcurrentPrefetchCount, urls.count))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<workers where !urls.isEmpty {
+                group.addTask {
+                    while !Task.isCancelled {
+                        let index = next.take()
+                        guard index < urls.count else { return }
+                        let url = urls[index]
+                        let succeeded: Bool
+                        do {
+                            _ = try await self.manager.loadImage(with: url, options: settings.options, context: settings.context)
+                            succeeded = true
+                        } catch {
+                            succeeded = false
+                        }
+                        guard token.record(succeeded: succeeded) != nil else { return }
+                        self.notify(settings.observer, url: url, succeeded: succeeded)
+                    }
+                }
+            }
+        }
+        token.complete()  // a no-op once cancelled
+    }
+
+    private func notify(_ observer: (@Sendable (Event) -> Void)?, url: URL, succeeded: Bool) {
+        guard let observer else { return }
+        let (finished, total) = running.withLock { running in
+            running.tokens.values.reduce((running.batchTotal, running.batchTotal)) {
+                ($0.0 + $1.finishedCount, $0.1 + $1.totalCount)
+            }
+        }
+        observer(.didPrefetch(url: url, succeeded: succeeded, finished: finished, total: total))
+    }
+
+    private func tokenEnded(_ token: PrefetchToken, observer: (@Sendable (Event) -> Void)?) {
+        let finish = running.withLock { running -> (total: Int, skipped: Int)? in
+            guard running.tokens.removeValue(forKey: ObjectIdentifier(token)) != nil else { return nil }
+            if !token.isCancelled {
+                running.batchTotal += token.totalCount
+                running.batchSkipped += token.skippedCount
+            }
+            guard running.tokens.isEmpty else { return nil }
+            defer { running.batchTotal = 0; running.batchSkipped = 0 }
+            return token.isCancelled && running.batchTotal == 0 ? nil : (running.batchTotal, running.batchSkipped)
+        }
+        if let finish { observer?(.didFinish(total: finish.total, skipped: finish.skipped)) }
+    }
+}
+
+/// Hands out list positions to the prefetch workers, each once.
+private final class NextIndex: Sendable {
+    private let value = Atomic<Int>(0)
+    func take() -> Int { value.add(1, ordering: .relaxed).oldValue }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+/// A target that remembers what it was shown, and an indicator that counts.
+private final class RecordingTarget: ImageTarget {
+    struct Shown { let image: Image?; let transition: ImageTransition? }
+    let shown = Mutex<[Shown]>([])
+    let recordingIndicator = RecordingIndicator()
+    let wantedTransition: ImageTransition?
+
+    init(transition: ImageTransition? = .fade) { wantedTransition = transition }
+
+    func setImage(_ image: Image?, transition: ImageTransition?) {
+        shown.withLock { $0.append(Shown(image: image, transition: transition)) }
+    }
+    var indicator: (any ImageIndicator)? { recordingIndicator }
+    var transition: ImageTransition? { wantedTransition }
+    var last: Shown? { shown.withLock { $0.last } }
+}
+
+private final class RecordingIndicator: ImageIndicator {
+    let starts = Mutex(0)
+    let stops = Mutex(0)
+    func startAnimating() { starts.withLock { $0 += 1 } }
+    func stopAnimating() { stops.withLock { $0 += 1 } }
+}
+
+private let placeholder = Image(bitmap: Fixtures.solid(RGBA(r: 1, g: 2, b: 3, a: 255), width: 2, height: 2))
+
+@Suite("ImageBinding")
+struct ImageBindingTests {
+    @Test("placeholder first, then the loaded image with the target's transition; indicator started and stopped")
+    func placeholderThenImage() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let target = RecordingTarget()
+        let url = try fixture.file("png-rgb.png")
+        let answers = ManagerAnswers()
+        binding.setImage(on: target, with: url, placeholder: placeholder, completed: { answers.record($0) })
+        #expect(target.shown.withLock { $0.first?.image } === placeholder)
+        #expect(await eventually { answers.count == 1 })
+        #expect(target.last?.image?.width == (try ImageCodersManager.shared.decode(try Fixtures.data("png-rgb.png"))).width)
+        #expect(target.last?.transition == .fade)
+        #expect(target.recordingIndicator.starts.withLock { $0 } == 1)
+        #expect(target.recordingIndicator.stops.withLock { $0 } == 1)
+        #expect(binding.currentURL(of: target) == url)
+        #expect(!binding.isLoading(target))
+    }
+
+    @Test("a memory hit is shown without a transition, unless forceTransition")
+    func memoryHitNoTransition() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let url = try fixture.file("png-rgb.png")
+        _ = try await fixture.manager.loadImage(with: url)
+        let target = RecordingTarget()
+        binding.setImage(on: target, with: url)
+        #expect(target.last?.image != nil && target.last?.transition == nil)
+        binding.setImage(on: target, with: url, options: .forceTransition)
+        #expect(target.last?.transition == .fade)
+    }
+
+    @Test("a new load on the same target cancels the previous one (2002); avoidAutoCancelImage keeps it")
+    func autoCancel() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let target = RecordingTarget()
+        let first = ManagerAnswers()
+        let second = ManagerAnswers()
+        binding.setImage(on: target, with: try fixture.file("jpeg-progressive.jpg", as: "a.jpg"), completed: { first.record($0) })
+        binding.setImage(on: target, with: try fixture.file("jpeg-baseline.jpg", as: "b.jpg"), completed: { second.record($0) })
+        #expect(first.count == 1)
+        #expect(first.last.map { if case .failure(.cancelled) = $0 { true } else { false } } == true)
+        #expect(await eventually { second.count == 1 })
+        #expect((try? second.last?.get()) != nil)
+
+        let third = ManagerAnswers()
+        let fourth = ManagerAnswers()
+        binding.setImage(on: target, with: try fixture.file("png-rgba.png", as: "c.png"), completed: { third.record($0) })
+        binding.setImage(on: target, with: try fixture.file("png-gray.png", as: "d.png"), options: .avoidAutoCancelImage, completed: { fourth.record($0) })
+        #expect(await eventually { third.count == 1 && fourth.count == 1 })
+        #expect((try? third.last?.get()) != nil)
+    }
+
+    @Test("different operation keys on one target load side by side")
+    func operationKeys() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let target = RecordingTarget()
+        let a = ManagerAnswers()
+        let b = ManagerAnswers()
+        binding.setImage(on: target, with: try fixture.file("png-rgb.png", as: "k1.png"),
+                         context: WebImageContext(setImageOperationKey: "background"), completed: { a.record($0) })
+        binding.setImage(on: target, with: try fixture.file("png-gray.png", as: "k2.png"), completed: { b.record($0) })
+        #expect(await eventually { a.count == 1 && b.count == 1 })
+        #expect((try? a.last?.get()) != nil && (try? b.last?.get()) != nil)
+    }
+
+    @Test("cancelCurrentLoad answers 2002 and leaves the placeholder")
+    func cancelCurrentLoad() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let target = RecordingTarget()
+        let answers = ManagerAnswers()
+        binding.setImage(on: target, with: try fixture.file("jpeg-progressive.jpg"), placeholder: placeholder, completed: { answers.record($0) })
+        binding.cancelCurrentLoad(on: target)
+        #expect(answers.count == 1)
+        #expect(answers.last.map { if case .failure(let e) = $0 { e.code == 2002 } else { false } } == true)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(target.last?.image === placeholder)
+        #expect(target.recordingIndicator.stops.withLock { $0 } == 1)
+    }
+
+    @Test("delayPlaceholder: nothing shown while loading, the placeholder after a failure")
+    func delayPlaceholder() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let target = RecordingTarget()
+        let answers = ManagerAnswers()
+        let missing = fixture.directory.appendingPathComponent("missing.png")
+        binding.setImage(on: target, with: missing, placeholder: placeholder, options: .delayPlaceholder, completed: { answers.record($0) })
+        #expect(target.shown.withLock { $0.isEmpty } || answers.count == 1)
+        #expect(await eventually { answers.count == 1 })
+        #expect(target.last?.image === placeholder)
+        #expect(target.shown.withLock { $0.count } == 1)
+    }
+
+    @Test("avoidAutoSetImage leaves the target alone; the completion gets the image")
+    func avoidAutoSetImage() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let target = RecordingTarget()
+        let answers = ManagerAnswers()
+        binding.setImage(on: target, with: try fixture.file("png-rgb.png"), placeholder: placeholder, options: .avoidAutoSetImage,
+                         completed: { answers.record($0) })
+        #expect(await eventually { answers.count == 1 })
+        #expect(target.shown.withLock { $0.map(\.image) }.count == 1)
+        #expect(target.last?.image === placeholder)
+        #expect((try? answers.last?.get()) != nil)
+    }
+
+    @Test("a nil URL shows the placeholder and answers invalidURL (1000)")
+    func nilURL() throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let target = RecordingTarget()
+        let answers = ManagerAnswers()
+        binding.setImage(on: target, with: nil, placeholder: placeholder, completed: { answers.record($0) })
+        #expect(target.last?.image === placeholder)
+        #expect(answers.last.map { if case .failure(let e) = $0 { e.code == 1000 } else { false } } == true)
+    }
+
+    @Test("transition rule: network and async disk animate, memory and sync disk do not")
+    func transitionRule() {
+        #expect(ImageBinding.shouldTransition(.none, options: []))
+        #expect(ImageBinding.shouldTransition(.disk, options: []))
+        #expect(!ImageBinding.shouldTransition(.disk, options: .queryDiskDataSync))
+        #expect(!ImageBinding.shouldTransition(.memory, options: []))
+        #expect(ImageBinding.shouldTransition(.memory, options: .forceTransition))
+    }
+}

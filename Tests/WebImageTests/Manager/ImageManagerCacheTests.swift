@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("ImageManager: keys, cache and derivation")
+struct ImageManagerCacheTests {
+    @Test("the cache key: absolute string, key filter, thumbnail then transformer before the extension")
+    func cacheKeys() throws {
+        let manager = ImageManager(cache: ImageCache(directory: FileManager.default.temporaryDirectory), loader: FileLoader())
+        let url = try #require(URL(string: "https://example.com/a/b.png?x=1"))
+        #expect(manager.cacheKey(for: url) == "https://example.com/a/b.png?x=1")
+        let filtered = WebImageContext(cacheKeyFilter: { $0.absoluteString.replacingOccurrences(of: "?x=1", with: "") })
+        #expect(manager.cacheKey(for: url, context: filtered) == "https://example.com/a/b.png")
+        let derived = WebImageContext(
+            imageTransformer: FlippingTransformer(horizontal: true, vertical: false),
+            thumbnailPixelSize: PixelSize(width: 64, height: 32))
+        let key = try #require(manager.cacheKey(for: url, context: derived))
+        #expect(key.hasPrefix("https://example.com/a/b-Thumbnail(%7B64.000000,32.000000%7D,1)-"))
+        #expect(key.hasSuffix(".png?x=1"))
+        #expect(manager.cacheKey(for: url, context: WebImageContext(cacheKeyFilter: { _ in nil })) == nil)
+    }
+
+    @Test("first load from the loader, then memory, then — memory cleared — disk; one loader call")
+    func cacheTiers() async throws {
+        let loader = CountingFileLoader()
+        let fixture = try ManagerFixture(loader: loader)
+        let url = try fixture.file("jpeg-baseline.jpg")
+        let first = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+        #expect(first.cacheType == .none)
+        #expect(first.data == (try Fixtures.data("jpeg-baseline.jpg")))
+        #expect(try await fixture.manager.loadImage(with: url).cacheType == .memory)
+        fixture.cache.memoryCache.removeAll()
+        #expect(try await fixture.manager.loadImage(with: url).cacheType == .disk)
+        #expect(loader.counter.count == 1)
+        #expect(await fixture.manager.diskImageExists(for: url))
+        #expect(await fixture.manager.cachedImageExists(for: url))
+    }
+
+    @Test("fromCacheOnly: a miss is notInCache (1004) without a load; fromLoaderOnly loads although cached")
+    func cacheOnlyAndLoaderOnly() async throws {
+        let loader = CountingFileLoader()
+        let fixture = try ManagerFixture(loader: loader)
+        let url = try fixture.file("png-rgb.png")
+        await #expect(throws: WebImageError.notInCache) {
+            try await fixture.manager.loadImage(with: url, options: .fromCacheOnly)
+        }
+        #expect(loader.counter.count == 0)
+        _ = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+        let again = try await fixture.manager.loadImage(with: url, options: .fromLoaderOnly)
+        #expect(again.cacheType == .none)
+        #expect(loader.counter.count == 2)
+        #expect(WebImageError.notInCache.code == 1004)
+    }
+
+    @Test("a thumbnail is derived from the cached original's bytes without a second load")
+    func thumbnailFromCachedOriginal() async throws {
+        let loader = CountingFileLoader()
+        let fixture = try ManagerFixture(loader: loader)
+        let url = try fixture.file("jpeg-progressive.jpg")
+        let full = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+        let context = WebImageContext(thumbnailPixelSize: PixelSize(width: 20, height: 20))
+        let thumb = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: context)
+        #expect(max(thumb.image.width, thumb.image.height) == 20)
+        #expect(max(full.image.width, full.image.height) > 20)
+        #expect(thumb.cacheType == .disk)
+        #expect(loader.counter.count == 1)
+        // The thumbnail is now cached under its own key, and the original's memory entry is the full image.
+        let key = try #require(fixture.manager.cacheKey(for: url, context: context))
+        #expect(fixture.cache.imageFromMemoryCache(forKey: key) === thumb.image)
+        #expect(fixture.cache.imageFromMemoryCache(forKey: url.absoluteString) === full.image)
+    }
+
+    @Test("a thumbnail load stores the original bytes on disk (only) and the thumbnail in all tiers")
+    func thumbnailStores() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let url = try fixture.file("png-rgba.png")
+        let context = WebImageContext(thumbnailPixelSize: PixelSize(width: 8, height: 8))
+        let thumb = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: context)
+        #expect(thumb.cacheType == .none && thumb.data == nil)
+        let original = url.absoluteString
+        #expect(await fixture.cache.containsImage(forKey: original, cacheType: .all) == .disk)
+        #expect(await fixture.cache.diskImageData(forKey: original) == (try Fixtures.data("png-rgba.png")))
+        let key = try #require(fixture.manager.cacheKey(for: url, context: context))
+        #expect(await fixture.cache.containsImage(forKey: key, cacheType: .all) == .memory)
+        let stored = try #require(await fixture.cache.imageFromDiskCache(forKey: key))
+        #expect(stored.pixelSize == thumb.image.pixelSize)
+    }
+
+    @Test("a transformer runs after decoding; its output is cached under the transformed key, the original on disk")
+    func transformerStores() async throws {
+        let loader = CountingFileLoader()
+        let fixture = try ManagerFixture(loader: loader)
+        let url = try fixture.file("png-rgb.png")
+        let flip = FlippingTransformer(horizontal: true, vertical: false)
+        let context = WebImageContext(imageTransformer: flip)
+        let result = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: context)
+        let plain = try ImageCodersManager.shared.decode(try Fixtures.data("png-rgb.png"))
+        #expect(result.image.bitmap == flip.transform(plain, forKey: "x")?.bitmap)
+        let key = try #require(fixture.manager.cacheKey(for: url, context: context))
+        #expect(fixture.cache.imageFromMemoryCache(forKey: key) === result.image)
+        #expect(await fixture.cache.containsImage(forKey: url.absoluteString, cacheType: .all) == .disk)
+
+        // Another transform of the same original comes from its cached bytes.
+        let rotate = WebImageContext(imageTransformer: RotationTransformer(angle: .pi / 2, fitSize: true))
+        let rotated = try await fixture.manager.loadImage(with: url, context: rotate)
+        #expect(rotated.cacheType == .disk)
+        #expect(rotated.image.width == plain.height)
+        #expect(loader.counter.count == 1)
+    }
+
+    @Test("animated images are not transformed unless transformAnimatedImage")
+    func animatedTransform() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let url = try fixture.file("gif-pillow-animated.gif")
+        let flipV = WebImageContext(imageTransformer: TintTransformer(color: RGBA(r: 0, g: 0, b: 255, a: 255)))
+        let untouched = try await fixture.manager.loadImage(with: url, options: .fromLoaderOnly, context: flipV)
+        let original = try ImageCodersManager.shared.decode(try Fixtures.data("gif-pillow-animated.gif"))
+        #expect(untouched.image.bitmap == original.bitmap)
+        let flipped = try await fixture.manager.loadImage(
+            with: url, options: [.fromLoaderOnly, .transformAnimatedImage], context: flipV)
+        #expect(flipped.image.frames.count == original.frames.count)
+        #expect(flipped.image.bitmap != original.bitmap)
+    }
+
+    @Test("a cache serializer decides the stored bytes")
+    func cacheSerializer() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let url = try fixture.file("png-rgb.png")
+        let context = WebImageContext(cacheSerializer: { image, _, _ in
+            try? ImageCodersManager.shared.encode(image, as: .webp, options: ImageEncodeOptions(lossless: true))
+        })
+        _ = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: context)
+        let stored = try #require(await fixture.cache.diskImageData(forKey: url.absoluteString))
+        #expect(ImageFormat.detect(stored) == .webp)
+    }
+
+    @Test("store and query cache types from the context are honoured")
+    func contextCacheTypes() async throws {
+        let loader = CountingFileLoader()
+        let fixture = try ManagerFixture(loader: loader)
+        let url = try fixture.file("png-gray.png")
+        _ = try await fixture.manager.loadImage(
+            with: url, options: .waitStoreCache, context: WebImageContext(storeCacheType: .memory))
+        #expect(await fixture.cache.containsImage(forKey: url.absoluteString, cacheType: .disk) == .none)
+        let diskOnly = WebImageContext(queryCacheType: .disk)
+        #expect(try await fixture.manager.loadImage(with: url, context: diskOnly).cacheType == .none)
+        #expect(loader.counter.count == 2)
+    }
+
+    @Test("the @2x in a key and the context's scale factor set the image scale")
+    func scale() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let url = try fixture.file("png-rgb.png", as: "icon@2x.png")
+        #expect(try await fixture.manager.loadImage(with: url).image.scale == 2)
+        let other = try fixture.file("png-gray.png", as: "plain.png")
+        #expect(try await fixture.manager.loadImage(with: other, context: WebImageContext(imageScaleFactor: 3)).image.scale == 3)
+    }
+}

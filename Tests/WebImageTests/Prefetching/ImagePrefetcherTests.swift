@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+/// Progress values and the completion of one prefetch call.
+private final class PrefetchLog: Sendable {
+    let progress = Mutex<[(Int, Int)]>([])
+    let completions = Mutex<[(Int, Int)]>([])
+    let events = Mutex<[ImagePrefetcher.Event]>([])
+}
+
+@Suite("ImagePrefetcher")
+struct ImagePrefetcherTests {
+    private func urls(_ fixture: ManagerFixture, count: Int, broken: Set<Int> = []) throws -> [URL] {
+        try (0..<count).map { index in
+            if broken.contains(index) { return fixture.directory.appendingPathComponent("missing-\(index).png") }
+            return try fixture.file("png-rgb.png", as: "image-\(index).png")
+        }
+    }
+
+    @Test("every URL is loaded into the cache; progress is monotonic; completion (finished, skipped) once")
+    func prefetchAll() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let prefetcher = ImagePrefetcher(manager: fixture.manager)
+        let list = try urls(fixture, count: 12, broken: [3, 7])
+        let log = PrefetchLog()
+        prefetcher.prefetch(list, progress: { f, t in log.progress.withLock { $0.append((f, t)) } },
+                            completed: { f, s in log.completions.withLock { $0.append((f, s)) } })
+        #expect(await eventually { log.completions.withLock { $0.count } == 1 })
+        let completion = log.completions.withLock { $0[0] }
+        #expect(completion == (12, 2))
+        let progress = log.progress.withLock { $0 }
+        #expect(progress.map(\.0) == Array(1...12))
+        #expect(progress.allSatisfy { $0.1 == 12 })
+        for (index, url) in list.enumerated() where ![3, 7].contains(index) {
+            #expect(await fixture.manager.cachedImageExists(for: url))
+        }
+        #expect(await eventually { prefetcher.runningCount == 0 })
+    }
+
+    @Test("an empty list completes with (0, 0)")
+    func emptyList() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let prefetcher = ImagePrefetcher(manager: fixture.manager)
+        let log = PrefetchLog()
+        prefetcher.prefetch([], completed: { f, s in log.completions.withLock { $0.append((f, s)) } })
+        #expect(await eventually { log.completions.withLock { $0.count } == 1 })
+        #expect(log.completions.withLock { $0[0] } == (0, 0))
+        #expect(await prefetcher.prefetch([]) == (0, 0))
+    }
+
+    @Test("a cancelled token never completes and stops its loads")
+    func cancelToken() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let prefetcher = ImagePrefetcher(manager: fixture.manager)
+        let list = try urls(fixture, count: 200)
+        let log = PrefetchLog()
+        let token = prefetcher.prefetch(list, completed: { f, s in log.completions.withLock { $0.append((f, s)) } })
+        token.cancel()
+        let finishedAtCancel = token.finishedCount
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(log.completions.withLock { $0.isEmpty })
+        #expect(token.isCancelled)
+        #expect(token.finishedCount == finishedAtCancel)
+        #expect(finishedAtCancel < list.count)
+        #expect(prefetcher.runningCount == 0)
+    }
+
+    @Test("cancelPrefetching cancels every running token")
+    func cancelAll() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let prefetcher = ImagePrefetcher(manager: fixture.manager)
+        let tokens = try (0..<3).map { _ in prefetcher.prefetch(try urls(fixture, count: 100)) }
+        prefetcher.cancelPrefetching()
+        #expect(tokens.allSatisfy { $0.isCancelled })
+        #expect(prefetcher.runningCount == 0)
+    }
+
+    @Test("the observer hears each URL with counts summed over tokens, then didFinish once")
+    func observer() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let log = PrefetchLog()
+        var settings = ImagePrefetcher.Settings()
+        settings.observer = { event in log.events.withLock { $0.append(event) } }
+        let prefetcher = ImagePrefetcher(manager: fixture.manager, settings: settings)
+        let first = try urls(fixture, count: 5, broken: [0])
+        let second = try (0..<4).map { try fixture.file("png-gray.png", as: "gray-\($0).png") }
+        prefetcher.prefetch(first, completed: nil)
+        prefetcher.prefetch(second, completed: nil)
+        #expect(await eventually {
+            log.events.withLock { $0.contains { if case .didFinish = $0 { true } else { false } } }
+        })
+        let events = log.events.withLock { $0 }
+        let prefetched = events.compactMap { if case .didPrefetch(_, _, let f, let t) = $0 { (f, t) } else { nil } }
+        #expect(prefetched.count == 9)
+        #expect(prefetched.allSatisfy { $0.0 <= $0.1 && $0.1 <= 9 })
+        let finishes = events.compactMap { if case .didFinish(let t, let s) = $0 { (t, s) } else { nil } }
+        #expect(finishes.count == 1)
+        #expect(finishes.first.map { $0.1 } == 1)
+    }
+
+    @Test("the async form returns (finished, skipped)")
+    func asyncForm() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let prefetcher = ImagePrefetcher(manager: fixture.manager)
+        let result = await prefetcher.prefetch(try urls(fixture, count: 6, broken: [5]))
+        #expect(result == (6, 1))
+    }
+
+    @Test("loads go at low priority by default")
+    func lowPriority() {
+        #expect(ImagePrefetcher.Settings().options.contains(.lowPriority))
+        #expect(ImagePrefetcher.Settings().maxConcurrentPrefetchCount == 3)
+    }
+}

@@ -84,7 +84,12 @@ final class DownloadOperation: DownloadQueueItem {
     }
 
     /// Every caller gets ``WebImageError/cancelled`` and the request stops (SD's `cancel`).
-    func cancelAll() {
+    func cancelAll() { prepareCancelAll()() }
+
+    /// Marks the operation cancelled at once and returns the rest of the work (answering the
+    /// callers, stopping the request, freeing the queue slot). The downloader marks every
+    /// operation before finishing any, so a freed slot never starts one about to be cancelled.
+    func prepareCancelAll() -> @Sendable () -> Void {
         let (callers, task, wasActive) = state.withLock { state in
             let callers = state.callers.map(\.callbacks)
             state.callers = []
@@ -92,8 +97,10 @@ final class DownloadOperation: DownloadQueueItem {
             if wasActive { state.phase = .done }
             return (callers, state.task, wasActive)
         }
-        delivery.async { callers.forEach { $0.complete(.failure(.cancelled)) } }
-        if wasActive { stop(task: task, error: .cancelled) }
+        return { [self] in
+            delivery.async { callers.forEach { $0.complete(.failure(.cancelled)) } }
+            if wasActive { stop(task: task, error: .cancelled) }
+        }
     }
 
     private func stop(task: HTTPClient.Task<Void>?, error: WebImageError) {

@@ -138,7 +138,8 @@ public final class ImageDownloader: ImageLoader {
             defer { state.operations = [:] }
             return Array(state.operations.values)
         }
-        operations.forEach { $0.cancelAll() }
+        let finishers = operations.map { $0.prepareCancelAll() }
+        finishers.forEach { $0() }
     }
 
     /// Downloads queued or running (SD's `currentDownloadCount`).

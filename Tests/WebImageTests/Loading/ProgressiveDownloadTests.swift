@@ -8,7 +8,7 @@ struct ProgressiveDownloadTests {
     func partialImages() async throws {
         try await withOrigin { origin, downloader in
             let data = Fixtures.largeProgressiveJPEG
-            origin.route("/prog.jpg", .drip(.bytes(data), bytesPerSecond: data.count * 4, chunkSize: data.count / 16, contentType: "image/jpeg"))
+            origin.route("/prog.jpg", .drip(.bytes(data), bytesPerSecond: data.count * 2, chunkSize: data.count / 16, contentType: "image/jpeg"))
             let (recorder, _) = downloader.record(origin.url("/prog.jpg"), options: .progressiveLoad)
             let result = try #require(await recorder.value())
             let partials = recorder.progressValues.filter { $0.partialImage != nil }

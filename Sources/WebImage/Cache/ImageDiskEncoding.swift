@@ -15,9 +15,12 @@ enum ImageDiskEncoding {
         return image.hasAlpha ? .png : .jpeg
     }
 
-    /// The image's original bytes when it has them, else the image encoded per ``format(for:coders:)``.
+    /// The image's original bytes when it has them, else the image encoded per ``format(for:coders:)``
+    /// with its EXIF orientation applied to the pixels: the encoders write no orientation tag, so
+    /// an image stored sideways (a JPEG thumbnail, say) would otherwise come back sideways.
     static func data(for image: Image, coders: ImageCodersManager, options: ImageEncodeOptions) throws -> Data {
         if let original = image.originalData, !original.isEmpty { return original }
-        return try coders.encode(image, as: format(for: image, coders: coders), options: options)
+        let upright = image.orientation == .up ? image : image.transformingUprightFrames { $0 } ?? image
+        return try coders.encode(upright, as: format(for: image, coders: coders), options: options)
     }
 }

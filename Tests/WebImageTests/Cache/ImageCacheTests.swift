@@ -56,6 +56,17 @@ struct ImageCacheTests {
         #expect(gif.frames.count == 2)
     }
 
+    @Test("an image encoded for disk has its orientation applied: it comes back upright, not sideways")
+    func encodingAppliesOrientation() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        let sideways = Image(bitmap: Fixtures.testCard(width: 32, height: 24, alpha: true), orientation: .right)
+        try await cache.store(sideways, data: nil, forKey: "thumb", cacheType: .disk)
+        let back = try #require(await cache.imageFromDiskCache(forKey: "thumb"))
+        #expect(back.orientation == .up)
+        #expect(back.bitmap == sideways.bitmap.oriented(.right))
+    }
+
     @Test("an image's original bytes are stored as they are, and its own format is kept")
     func originalBytesKept() async throws {
         let directory = try TemporaryCacheDirectory()

@@ -9,9 +9,10 @@ public final class ImageLoadersManager: ImageLoader {
 
     private let loaders: Mutex<[any ImageLoader]>
 
-    /// A manager with the built-in loaders: ``FileLoader``, ``DataURLLoader``.
+    /// A manager with the built-in loaders: ``ImageDownloader/shared`` for `http(s)`,
+    /// ``FileLoader``, ``DataURLLoader``.
     public convenience init() {
-        self.init(loaders: [FileLoader(), DataURLLoader()])
+        self.init(loaders: [ImageDownloader.shared, FileLoader(), DataURLLoader()])
     }
 
     public init(loaders: [any ImageLoader]) {

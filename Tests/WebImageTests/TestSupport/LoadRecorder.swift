@@ -38,10 +38,11 @@ final class LoadRecorder: Sendable {
 
     var progressValues: [ImageLoaderProgress] { state.withLock { $0.progress } }
     var completionCount: Int { state.withLock { $0.completions.count } }
+    var firstCompletion: Result<ImageLoaderResult, WebImageError>? { state.withLock { $0.completions.first } }
     var progressAfterCompletion: Int { state.withLock { $0.progressAfterCompletion } }
 
     /// The first completion, waiting up to `timeout`; `nil` (and a recorded issue) when none came.
-    func result(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async
+    func result(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async
         -> Result<ImageLoaderResult, WebImageError>?
     {
         await waitForCompletion(timeout: timeout)
@@ -53,7 +54,7 @@ final class LoadRecorder: Sendable {
     }
 
     /// The error of the first completion (a recorded issue when it succeeded or never came).
-    func error(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async -> WebImageError? {
+    func error(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async -> WebImageError? {
         switch await result(timeout: timeout, sourceLocation: sourceLocation) {
         case .failure(let error): return error
         case .success: Issue.record("expected a failure, got an image", sourceLocation: sourceLocation); return nil
@@ -62,7 +63,7 @@ final class LoadRecorder: Sendable {
     }
 
     /// The result of the first completion (a recorded issue when it failed or never came).
-    func value(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async -> ImageLoaderResult? {
+    func value(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async -> ImageLoaderResult? {
         switch await result(timeout: timeout, sourceLocation: sourceLocation) {
         case .success(let value): return value
         case .failure(let error): Issue.record("expected an image, got \(error)", sourceLocation: sourceLocation); return nil
@@ -72,7 +73,7 @@ final class LoadRecorder: Sendable {
 
     /// Waits until a completion arrived or `timeout` passed (polls: simple, and 2 ms is far
     /// below anything the tests measure).
-    func waitForCompletion(timeout: Duration = .seconds(5)) async {
+    func waitForCompletion(timeout: Duration = .seconds(10)) async {
         let deadline = ContinuousClock.now + timeout
         while completionCount == 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(2))

@@ -89,6 +89,12 @@ final class TestOrigin: Sendable {
     /// The most requests that were in flight at once (received, response not yet ended).
     var maxConcurrentRequests: Int { state.withLock { $0.maxInFlight } }
 
+    /// Requests received whose response has not ended (nor their connection closed).
+    var inFlightRequests: Int { state.withLock { $0.inFlight } }
+
+    /// Request paths in arrival order.
+    var requestOrder: [String] { requests.map(\.path) }
+
     // MARK: Called by OriginHandler
 
     func begin(_ request: OriginRequest) -> [OriginStep] {

@@ -1,0 +1,33 @@
+import Foundation
+
+/// The last step of a download, on the operation's delivery queue: `304` handling, the
+/// decryptor, the empty-body check and the decode (SD's `URLSession:task:didCompleteWithError:`).
+enum DownloadCompletion {
+    static func result(
+        of outcome: Result<TransferOutput, WebImageError>, operation: DownloadOperation, metrics: DownloadMetrics?
+    ) -> Result<ImageLoaderResult, WebImageError> {
+        let output: TransferOutput
+        switch outcome {
+        case .failure(let error): return .failure(error)
+        case .success(let value): output = value
+        }
+        let context = operation.context
+        if output.response.statusCode == 304 {
+            guard let cached = context.cachedData else { return .failure(.cacheNotModified) }
+            return LoaderDecoding.decode(cached, url: operation.url, options: operation.options, context: context).map {
+                ImageLoaderResult(image: $0, data: cached, response: output.response, metrics: metrics, isNotModified: true)
+            }
+        }
+        var data = output.data
+        if let decryptor = context.decryptor ?? operation.environment.config.decryptor {
+            guard let decrypted = decryptor.decryptedData(data, response: output.response) else {
+                return .failure(.badImageData(reason: "the decryptor returned nil"))
+            }
+            data = decrypted
+        }
+        guard !data.isEmpty else { return .failure(.badImageData(reason: "the response body is empty")) }
+        return LoaderDecoding.decode(data, url: operation.url, options: operation.options, context: context).map {
+            ImageLoaderResult(image: $0, data: data, response: output.response, metrics: metrics)
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import AsyncHTTPClient
+import Dispatch
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+
+/// What an operation needs from its downloader.
+struct DownloadEnvironment: Sendable {
+    let client: HTTPClient
+    let config: DownloaderConfig
+    let queue: DownloadQueue
+    let events: DownloaderEventHub
+    /// Called once when the operation will take no more callers (finished or all cancelled).
+    let operationDone: @Sendable (DownloadOperation) -> Void
+}
+
+/// One HTTP download shared by every caller of its URL (SDWebImage's
+/// `SDWebImageDownloaderOperation`): callers join with ``addCallbacks(progress:completion:)``
+/// and leave with their ``DownloadToken``; the request stops when the last one leaves. A finished
+/// or cancelled operation takes no new callers, so it is never reused.
+///
+/// Callbacks go out on one serial queue per operation, which is also where the final decode
+/// runs: progress never overtakes a completion, and no NIO event loop ever decodes.
+final class DownloadOperation: DownloadQueueItem {
+    enum Phase { case waiting, running, finishing, done }
+
+    private struct State {
+        var phase = Phase.waiting
+        var callers: [(id: UInt64, callbacks: LoadCallbacks)] = []
+        var nextID: UInt64 = 0
+        var task: HTTPClient.Task<Void>?
+        var response: DownloadResponse?
+        var startedAt: ContinuousClock.Instant?
+    }
+
+    /// The URL callers asked for (the downloader's key); ``request`` may point elsewhere.
+    let url: URL
+    let request: DownloadRequest
+    let options: DownloaderOptions
+    let context: ImageLoaderContext
+    let priority: DownloadPriority
+    let environment: DownloadEnvironment
+    let delivery = DispatchQueue(label: "WebImage.DownloadOperation", qos: .utility)
+    private let enqueuedAt = ContinuousClock.now
+    private let state = Mutex(State())
+
+    init(url: URL, request: DownloadRequest, options: DownloaderOptions, context: ImageLoaderContext,
+         environment: DownloadEnvironment) {
+        self.url = url
+        self.request = request
+        self.options = options
+        self.context = context
+        self.environment = environment
+        priority = options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal
+    }
+
+    var response: DownloadResponse? { state.withLock { $0.response } }
+    var phase: Phase { state.withLock { $0.phase } }
+
+    /// Joins a caller; `nil` when the operation is done and a new one must be made.
+    func addCallbacks(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion) -> DownloadToken? {
+        state.withLock { state in
+            guard state.phase != .done else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.callers.append((id, LoadCallbacks(progress: progress, completion: completion)))
+            return DownloadToken(url: url, id: id, operation: self)
+        }
+    }
+
+    /// One caller leaves: it alone gets ``WebImageError/cancelled``; the last one stops the request.
+    func cancel(tokenID: UInt64) {
+        let (removed, stopsOperation, task) = state.withLock { state -> (LoadCallbacks?, Bool, HTTPClient.Task<Void>?) in
+            guard let index = state.callers.firstIndex(where: { $0.id == tokenID }) else { return (nil, false, nil) }
+            let removed = state.callers.remove(at: index).callbacks
+            guard state.callers.isEmpty, state.phase == .waiting || state.phase == .running else { return (removed, false, nil) }
+            state.phase = .done
+            return (removed, true, state.task)
+        }
+        if let removed { delivery.async { removed.complete(.failure(.cancelled)) } }
+        if stopsOperation { stop(task: task, error: .cancelled) }
+    }
+
+    /// Every caller gets ``WebImageError/cancelled`` and the request stops (SD's `cancel`).
+    func cancelAll() { prepareCancelAll()() }
+
+    /// Marks the operation cancelled at once and returns the rest of the work (answering the
+    /// callers, stopping the request, freeing the queue slot). The downloader marks every
+    /// operation before finishing any, so a freed slot never starts one about to be cancelled.
+    func prepareCancelAll() -> @Sendable () -> Void {
+        let (callers, task, wasActive) = state.withLock { state in
+            let callers = state.callers.map(\.callbacks)
+            state.callers = []
+            let wasActive = state.phase == .waiting || state.phase == .running
+            if wasActive { state.phase = .done }
+            return (callers, state.task, wasActive)
+        }
+        return { [self] in
+            delivery.async { callers.forEach { $0.complete(.failure(.cancelled)) } }
+            if wasActive { stop(task: task, error: .cancelled) }
+        }
+    }
+
+    private func stop(task: HTTPClient.Task<Void>?, error: WebImageError) {
+        task?.cancel()
+        environment.queue.remove(self)
+        environment.operationDone(self)
+        let metrics = DownloadMetrics(url: url, startDate: Date())
+        environment.events.emit(.finish(url, metrics: metrics, error: error))
+    }
+
+    // MARK: Running
+
+    func startFromQueue() {
+        let started = state.withLock { state in
+            guard state.phase == .waiting else { return false }
+            state.phase = .running
+            state.startedAt = .now
+            return true
+        }
+        guard started else { return environment.queue.remove(self) }
+        let httpRequest: HTTPClient.Request
+        do {
+            httpRequest = try makeHTTPRequest()
+        } catch {
+            return transferEnded(.failure(.invalidURL(request.url.absoluteString)), metrics: nil)
+        }
+        let transfer = DownloadTransfer(operation: self, startedAt: .now, queueDuration: enqueuedAt.duration(to: .now))
+        environment.events.emit(.start(url))
+        deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: -1, url: url))
+        let deadline = environment.config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64($0 * 1e9)) }
+        let task = environment.client.execute(request: httpRequest, delegate: transfer, deadline: deadline)
+        transfer.watch(task)
+        let cancelNow = state.withLock { state in
+            state.task = task
+            return state.phase == .done
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    private func makeHTTPRequest() throws -> HTTPClient.Request {
+        var tls: TLSConfiguration?
+        if options.contains(.allowInvalidSSLCertificates) {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.certificateVerification = .none
+            tls = configuration
+        }
+        var headers = HTTPHeaders()
+        for field in request.headers { headers.add(name: field.name, value: field.value) }
+        return try HTTPClient.Request(
+            url: request.url, method: HTTPMethod(rawValue: request.method), headers: headers, body: nil,
+            tlsConfiguration: tls)
+    }
+
+    // MARK: From the transfer
+
+    func transferReceived(_ response: DownloadResponse) {
+        state.withLock { $0.response = response }
+        environment.events.emit(.response(url, response))
+    }
+
+    /// Sends `progress` to every caller still waiting, in order.
+    func deliverProgress(_ progress: ImageLoaderProgress) {
+        delivery.async { [self] in
+            for caller in state.withLock({ $0.callers }) { caller.callbacks.deliverProgress(progress) }
+        }
+    }
+
+    var wantsProgress: Bool { state.withLock { $0.callers.contains { $0.callbacks.wantsProgress } } }
+
+    /// The transfer ended: frees the queue slot, then finishes on the delivery queue.
+    func transferEnded(_ outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?) {
+        let proceed = state.withLock { state in
+            guard state.phase == .running else { return false }
+            state.phase = .finishing
+            return true
+        }
+        environment.queue.remove(self)
+        environment.events.emit(.stop(url))
+        guard proceed else { return }
+        delivery.async { [self] in
+            let result = DownloadCompletion.result(of: outcome, operation: self, metrics: metrics)
+            let callers = state.withLock { state in
+                state.phase = .done
+                defer { state.callers = [] }
+                return state.callers.map(\.callbacks)
+            }
+            environment.operationDone(self)
+            for caller in callers { caller.complete(result) }
+            let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
+            environment.events.emit(.finish(url, metrics: metrics ?? DownloadMetrics(url: url, startDate: Date()), error: error))
+        }
+    }
+}
+
+/// What a transfer hands over when all bytes are in.
+struct TransferOutput: Sendable {
+    var data: Data
+    var response: DownloadResponse
+}

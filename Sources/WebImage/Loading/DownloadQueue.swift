@@ -1,0 +1,93 @@
+import Synchronization
+
+/// Something the ``DownloadQueue`` starts when a slot is free.
+protocol DownloadQueueItem: AnyObject, Sendable {
+    /// Called once, outside the queue's lock, when the item may begin.
+    func startFromQueue()
+}
+
+/// Queue priority of one download (SD maps its high/low priority options to
+/// `NSOperationQueuePriority`).
+enum DownloadPriority: Int, Sendable, CaseIterable {
+    case high = 0, normal, low
+}
+
+/// The downloader's own queue (SD uses an `NSOperationQueue`): at most `maxConcurrent` items
+/// running, the next one chosen by priority and then FIFO or LIFO order, and suspendable.
+final class DownloadQueue: Sendable {
+    private struct State {
+        var maxConcurrent: Int
+        var order: DownloaderConfig.ExecutionOrder
+        var isSuspended = false
+        /// Waiting items by priority (index = ``DownloadPriority/rawValue``).
+        var waiting: [[any DownloadQueueItem]] = Array(repeating: [], count: DownloadPriority.allCases.count)
+        var running: [ObjectIdentifier: any DownloadQueueItem] = [:]
+
+        /// Takes the items that may start now, marking them running.
+        mutating func takeStartable() -> [any DownloadQueueItem] {
+            var started: [any DownloadQueueItem] = []
+            while !isSuspended, running.count < maxConcurrent,
+                  let bucket = waiting.firstIndex(where: { !$0.isEmpty }) {
+                let item = order == .fifo ? waiting[bucket].removeFirst() : waiting[bucket].removeLast()
+                running[ObjectIdentifier(item)] = item
+                started.append(item)
+            }
+            return started
+        }
+    }
+
+    private let state: Mutex<State>
+
+    init(maxConcurrent: Int, order: DownloaderConfig.ExecutionOrder) {
+        state = Mutex(State(maxConcurrent: max(1, maxConcurrent), order: order))
+    }
+
+    /// Adds `item`; it starts now when a slot is free, else when one frees up.
+    func enqueue(_ item: any DownloadQueueItem, priority: DownloadPriority) {
+        let start = state.withLock { state in
+            state.waiting[priority.rawValue].append(item)
+            return state.takeStartable()
+        }
+        start.forEach { $0.startFromQueue() }
+    }
+
+    /// Removes `item`, waiting or running, and starts whatever its slot allows. Safe to call
+    /// more than once.
+    func remove(_ item: any DownloadQueueItem) {
+        let start = state.withLock { state in
+            let id = ObjectIdentifier(item)
+            if state.running.removeValue(forKey: id) == nil {
+                for bucket in state.waiting.indices { state.waiting[bucket].removeAll { $0 === item } }
+            }
+            return state.takeStartable()
+        }
+        start.forEach { $0.startFromQueue() }
+    }
+
+    /// Stops starting items; running ones go on (SD's `setSuspended:YES`).
+    func suspend() { state.withLock { $0.isSuspended = true } }
+
+    /// Starts items again.
+    func resume() {
+        let start = state.withLock { state in
+            state.isSuspended = false
+            return state.takeStartable()
+        }
+        start.forEach { $0.startFromQueue() }
+    }
+
+    var isSuspended: Bool { state.withLock { $0.isSuspended } }
+
+    /// Changes the limit; a higher one starts waiting items at once.
+    func setMaxConcurrent(_ limit: Int) {
+        let start = state.withLock { state in
+            state.maxConcurrent = max(1, limit)
+            return state.takeStartable()
+        }
+        start.forEach { $0.startFromQueue() }
+    }
+
+    var maxConcurrent: Int { state.withLock { $0.maxConcurrent } }
+    var runningCount: Int { state.withLock { $0.running.count } }
+    var waitingCount: Int { state.withLock { $0.waiting.reduce(0) { $0 + $1.count } } }
+}

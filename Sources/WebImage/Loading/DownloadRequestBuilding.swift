@@ -1,0 +1,24 @@
+import Foundation
+
+extension ImageDownloader {
+    /// The request for `url` as SD builds it: the downloader's headers, basic-auth credentials,
+    /// cookies, the cached copy's validators, then the headers filter, then the request modifier
+    /// (whose `nil` vetoes the download).
+    func makeRequest(for url: URL, options: DownloaderOptions, context: ImageLoaderContext) -> DownloadRequest? {
+        var headers = httpHeaders
+        if let username = config.username, let password = config.password {
+            headers["Authorization"] = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        }
+        if options.contains(.handleCookies), let cookies = config.cookieJar.cookieHeader(for: url) {
+            headers["Cookie"] = cookies
+        }
+        if let validators = context.cachedValidators {
+            if let etag = validators.etag { headers["If-None-Match"] = etag }
+            if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
+        }
+        if let filter = config.headersFilter { headers = filter(url, headers) }
+        let request = DownloadRequest(url: url, headers: headers, timeout: config.downloadTimeout)
+        guard let modifier = context.requestModifier ?? config.requestModifier else { return request }
+        return modifier.modifiedRequest(request)
+    }
+}

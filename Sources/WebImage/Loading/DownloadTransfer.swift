@@ -1,0 +1,192 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Streams one response body for a ``DownloadOperation`` (AsyncHTTPClient calls it on an event
+/// loop): checks the head as soon as it arrives (response modifier, status, content type,
+/// declared size), counts bytes against the size limit while they stream, reports progress,
+/// feeds progressive decoding, and hands the bytes over at the end. Nothing here decodes a full
+/// image or calls user code other than the response modifier.
+final class DownloadTransfer: HTTPClientResponseDelegate {
+    typealias Response = Void
+
+    private struct State {
+        var data = Data()
+        var received: Int64 = 0
+        var expected: Int64 = -1
+        var response: DownloadResponse?
+        var visitedURL: URL?
+        var heads = 0
+        var responseAt: ContinuousClock.Instant?
+        var lastReportedFraction = -1.0
+        /// The reason we stopped the transfer ourselves; wins over what the client reports.
+        var failure: WebImageError?
+        var isEnded = false
+    }
+
+    private let operation: DownloadOperation
+    private let config: DownloaderConfig
+    private let startedAt: ContinuousClock.Instant
+    private let startDate = Date()
+    private let queueDuration: Duration
+    private let state = Mutex(State())
+    private let progressive = Mutex<ProgressiveDecoding?>(nil)
+
+    init(operation: DownloadOperation, startedAt: ContinuousClock.Instant, queueDuration: Duration) {
+        self.operation = operation
+        self.config = operation.environment.config
+        self.startedAt = startedAt
+        self.queueDuration = queueDuration
+    }
+
+    func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        state.withLock { state in
+            state.heads += 1
+            state.visitedURL = request.url
+        }
+        if operation.options.contains(.handleCookies) {
+            config.cookieJar.store(setCookieHeaders: head.headers["set-cookie"], from: request.url)
+        }
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let url = state.withLock { $0.visitedURL } ?? operation.request.url
+        var response = DownloadResponse(
+            url: url, statusCode: Int(head.status.code),
+            headers: HTTPHeaderFields(head.headers.map { (name: $0.name, value: $0.value) }))
+        if let modifier = operation.context.responseModifier ?? config.responseModifier {
+            guard let modified = modifier.modifiedResponse(response) else {
+                return fail(task, .invalidDownloadResponse(reason: "the response modifier returned nil"))
+            }
+            response = modified
+        }
+        let expected = response.expectedContentLength
+        state.withLock { state in
+            state.response = response
+            state.expected = expected
+            state.responseAt = .now
+        }
+        operation.transferReceived(response)
+        if response.statusCode != 304 {
+            guard config.acceptableStatusCodes.contains(response.statusCode) else {
+                return fail(task, .invalidDownloadStatusCode(response.statusCode))
+            }
+            guard config.accepts(contentType: response.mimeType) else {
+                return fail(task, .invalidDownloadContentType(response.headers["Content-Type"]))
+            }
+            if expected > config.maximumResponseSize {
+                return fail(task, .transport(.responseTooLarge(limit: config.maximumResponseSize)))
+            }
+        }
+        if expected > 0 { state.withLock { $0.data.reserveCapacity(Int(expected)) } }
+        operation.deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: expected, url: operation.url))
+        if operation.options.contains(.progressiveLoad) { startProgressiveDecoding() }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let (received, expected, report, tooLarge) = state.withLock { state in
+            state.received += Int64(buffer.readableBytes)
+            if state.received > config.maximumResponseSize { return (state.received, state.expected, false, true) }
+            buffer.withUnsafeReadableBytes { state.data.append(contentsOf: $0) }
+            return (state.received, state.expected, shouldReport(&state), false)
+        }
+        if tooLarge { return fail(task, .transport(.responseTooLarge(limit: config.maximumResponseSize))) }
+        if report {
+            operation.deliverProgress(ImageLoaderProgress(receivedSize: received, expectedSize: expected, url: operation.url))
+        }
+        progressive.withLock { $0 }?.bytesArrived()
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// SD's `minimumProgressInterval`: report when the fraction moved by at least the interval,
+    /// always when the size is unknown, and always the last chunk.
+    private func shouldReport(_ state: inout State) -> Bool {
+        guard state.expected > 0 else { return true }
+        let fraction = Double(state.received) / Double(state.expected)
+        guard config.minimumProgressInterval > 0, state.received < state.expected,
+              fraction - state.lastReportedFraction < config.minimumProgressInterval
+        else {
+            state.lastReportedFraction = fraction
+            return true
+        }
+        return false
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        let response = state.withLock { $0.response }
+        guard let response else {
+            return end(.failure(.transport(.badServerResponse(reason: "no response head"))))
+        }
+        end(.success(TransferOutput(data: state.withLock { $0.data }, response: response)))
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        end(.failure(mapped(error)))
+    }
+
+    /// Some failures (redirect loops and limits) fail the task without calling the delegate;
+    /// the task's future sees every outcome.
+    func watch(_ task: HTTPClient.Task<Void>) {
+        task.futureResult.whenFailure { [self] error in end(.failure(mapped(error))) }
+    }
+
+    private func mapped(_ error: any Error) -> WebImageError {
+        state.withLock { $0.failure } ?? TransportErrorMapping.webImageError(
+            for: error, url: operation.request.url, redirectLimit: config.maximumRedirects)
+    }
+
+    /// Hands the outcome to the operation, once.
+    private func end(_ outcome: Result<TransferOutput, WebImageError>) {
+        let first = state.withLock { state in
+            defer { state.isEnded = true }
+            return !state.isEnded
+        }
+        guard first else { return }
+        progressive.withLock { $0 }?.finish()
+        if case .failure = outcome { state.withLock { $0.data = Data() } }
+        operation.transferEnded(outcome, metrics: metrics())
+    }
+
+    /// Stops the transfer for `error`, which the callers will get.
+    private func fail(_ task: HTTPClient.Task<Void>, _ error: WebImageError) -> EventLoopFuture<Void> {
+        state.withLock { $0.failure = $0.failure ?? error }
+        task.fail(reason: error)
+        return task.eventLoop.makeFailedFuture(error)
+    }
+
+    private func startProgressiveDecoding() {
+        let operation = self.operation
+        let url = operation.url
+        let decoding = ProgressiveDecoding(
+            coder: LoaderDecoding.coder(for: operation.context),
+            options: LoaderDecoding.decodeOptions(for: url, options: operation.options, context: operation.context),
+            snapshot: { [weak self] in self?.state.withLock { $0.data } ?? Data() },
+            deliver: { [weak self] image in
+                guard let (received, expected) = self?.state.withLock({ ($0.received, $0.expected) }) else { return }
+                operation.deliverProgress(ImageLoaderProgress(
+                    receivedSize: received, expectedSize: expected, url: url, partialImage: image))
+            })
+        progressive.withLock { $0 = decoding }
+    }
+
+    private func metrics() -> DownloadMetrics {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            DownloadMetrics(
+                url: operation.url, startDate: startDate, queueDuration: queueDuration.seconds,
+                timeToResponse: state.responseAt.map { startedAt.duration(to: $0).seconds },
+                duration: startedAt.duration(to: now).seconds, receivedBytes: state.received,
+                statusCode: state.response?.statusCode, redirectCount: max(0, state.heads - 1))
+        }
+    }
+}
+
+extension Duration {
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// How an ``ImageDownloader`` downloads (SDWebImage's `SDWebImageDownloaderConfig`), fixed when
+/// the downloader is made. Defaults are SD's where SD has one.
+public struct DownloaderConfig: Sendable {
+    /// Which queued download starts next when a slot frees up.
+    public enum ExecutionOrder: Sendable, Hashable {
+        /// First in, first out (SD's default).
+        case fifo
+        /// Last in, first out: the newest request (the cell now on screen) goes first.
+        case lifo
+    }
+
+    /// Downloads in flight at once; the rest wait in the downloader's queue. Default 6.
+    public var maxConcurrentDownloads: Int = 6
+    /// Idle timeout in seconds: connecting, and waiting for the next byte (SD's
+    /// `downloadTimeout`, which is `NSURLRequest.timeoutInterval`). Default 15.
+    public var downloadTimeout: TimeInterval = 15
+    /// The most one download may take from start to last byte; `nil` = no limit (URLSession's
+    /// resource timeout is 7 days).
+    public var resourceTimeout: TimeInterval?
+    public var executionOrder: ExecutionOrder = .fifo
+    /// Status codes that count as success. Default 200–299; `304` is handled separately
+    /// (``ImageLoaderContext/cachedData``).
+    public var acceptableStatusCodes = IndexSet(integersIn: 200..<300)
+    /// MIME types that count as success (`image/jpeg`, or `image/*` for a whole family);
+    /// `nil` = any, including none (SD's default, since many servers send `application/octet-stream`).
+    public var acceptableContentTypes: Set<String>?
+    /// Smallest change in the fraction received (0–1) between two progress callbacks (SD's
+    /// `minimumProgressInterval`); 0 = every chunk. The first and the last are always sent.
+    public var minimumProgressInterval: Double = 0
+    /// Largest body accepted, checked against `Content-Length` as soon as the head arrives and
+    /// against the bytes received while streaming. Default 50 MB.
+    public var maximumResponseSize: Int64 = 50 * 1024 * 1024
+    /// Redirects followed before failing with ``TransportError/tooManyRedirects(limit:)``;
+    /// 0 = none. Loops fail at once with ``TransportError/redirectLoop``.
+    public var maximumRedirects: Int = 10
+    /// The `User-Agent` sent unless the headers say otherwise.
+    public var userAgent: String = DownloaderConfig.defaultUserAgent
+    /// Headers added to every request, over the defaults (`Accept`, `User-Agent`).
+    public var httpHeaders: HTTPHeaderFields = [:]
+    /// Credentials sent as HTTP basic authentication (SD's `username`/`password`).
+    public var username: String?
+    public var password: String?
+    /// Last word on each request's headers (SD's `headersFilter`).
+    public var headersFilter: (@Sendable (URL, HTTPHeaderFields) -> HTTPHeaderFields)?
+    /// Applied to every request unless the context has its own.
+    public var requestModifier: (any DownloadRequestModifying)?
+    /// Applied to every response unless the context has its own.
+    public var responseModifier: (any DownloadResponseModifying)?
+    /// Applied to every body unless the context has its own.
+    public var decryptor: (any DownloadDecrypting)?
+    /// Where cookies live for requests with ``DownloaderOptions/handleCookies``.
+    public var cookieJar: CookieJar = .shared
+
+    public init() {}
+
+    public static let `default` = DownloaderConfig()
+
+    /// SD's default `Accept`: WebP first, then any image, then anything.
+    public static let defaultAccept = "image/webp,image/*,*/*;q=0.8"
+    public static let defaultUserAgent = "WebImage/1.0 (Linux; AsyncHTTPClient)"
+
+    /// Whether `mimeType` is accepted (`nil` = the response had no Content-Type).
+    func accepts(contentType mimeType: String?) -> Bool {
+        guard let acceptable = acceptableContentTypes else { return true }
+        guard let mimeType else { return false }
+        if acceptable.contains(mimeType) { return true }
+        let family = mimeType.prefix { $0 != "/" } + "/*"
+        return acceptable.contains(String(family)) || acceptable.contains("*/*")
+    }
+}

@@ -1,0 +1,177 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Downloads images over HTTP(S) on AsyncHTTPClient (SDWebImage's `SDWebImageDownloader`).
+///
+/// One ``DownloadOperation`` per URL however many callers ask; each caller gets a
+/// ``DownloadToken``. Operations wait in the downloader's own queue (concurrency limit, FIFO or
+/// LIFO, priorities, suspend). One `HTTPClient` per downloader; call ``shutdown()`` when done
+/// with a downloader you made (``shared`` lives as long as the process).
+public final class ImageDownloader: ImageLoader {
+    /// The downloader the shared ``ImageLoadersManager`` uses, with the default config.
+    public static let shared = ImageDownloader()
+
+    private struct State {
+        var operations: [URL: DownloadOperation] = [:]
+        var headers: HTTPHeaderFields
+        var isShutDown = false
+    }
+
+    public let config: DownloaderConfig
+    private let client: HTTPClient
+    private let queue: DownloadQueue
+    private let hub = DownloaderEventHub()
+    private let state: Mutex<State>
+
+    public init(config: DownloaderConfig = .default) {
+        self.config = config
+        var headers: HTTPHeaderFields = ["Accept": DownloaderConfig.defaultAccept, "User-Agent": config.userAgent]
+        for field in config.httpHeaders { headers[field.name] = field.value }
+        state = Mutex(State(headers: headers))
+        queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(config))
+    }
+
+    private static func clientConfiguration(_ config: DownloaderConfig) -> HTTPClient.Configuration {
+        let timeout = TimeAmount.nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: config.maximumRedirects > 0
+                ? .follow(max: config.maximumRedirects, allowCycles: false) : .disallow,
+            timeout: .init(connect: timeout, read: timeout))
+        // A refused connection fails at once, as with URLSession, instead of being retried until
+        // the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
+        return configuration
+    }
+
+    // MARK: ImageLoader
+
+    public func canRequestImage(for url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
+    @discardableResult
+    public func requestImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
+    ) -> any WebImageOperation {
+        switch downloadImage(with: url, options: options, context: context, progress: progress, completed: completed) {
+        case .success(let token): token
+        case .failure(let error): FailedLoadOperation(error: error, completion: completed)
+        }
+    }
+
+    /// SD's `downloadImageWithURL:options:context:progress:completed:`: joins the download of
+    /// `url` in flight, or queues a new one. A failure before any download exists (bad URL, the
+    /// request modifier said no, shut down) is returned here and `completed` is not called.
+    public func downloadImage(
+        with url: URL, options: DownloaderOptions = [], context: ImageLoaderContext = .default,
+        progress: ImageLoaderProgressHandler? = nil, completed: @escaping ImageLoaderCompletion
+    ) -> Result<DownloadToken, WebImageError> {
+        guard canRequestImage(for: url), let host = url.host, !host.isEmpty else {
+            return .failure(.invalidURL(url.absoluteString))
+        }
+        if let token = join(url, progress: progress, completed: completed) { return token }
+        // Built outside the lock: the modifier and the headers filter are the app's code.
+        guard let request = makeRequest(for: url, options: options, context: context) else {
+            return .failure(.invalidDownloadOperation(reason: "the request modifier returned nil"))
+        }
+        let operation = DownloadOperation(
+            url: url, request: request, options: options, context: context, environment: environment)
+        let outcome = state.withLock { state -> (Result<DownloadToken, WebImageError>, Bool) in
+            if state.isShutDown { return (.failure(.invalidDownloadOperation(reason: "the downloader has been shut down")), false) }
+            // Someone may have started the same URL while the request was being built.
+            if let existing = state.operations[url],
+               let token = existing.addCallbacks(progress: progress, completion: completed) {
+                return (.success(token), false)
+            }
+            state.operations[url] = operation
+            return (.success(operation.addCallbacks(progress: progress, completion: completed)!), true)
+        }
+        if outcome.1 { queue.enqueue(operation, priority: operation.priority) }
+        return outcome.0
+    }
+
+    /// A token on the operation for `url` in flight, if it still takes callers.
+    private func join(_ url: URL, progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion)
+        -> Result<DownloadToken, WebImageError>?
+    {
+        state.withLock { state in
+            if state.isShutDown { return .failure(.invalidDownloadOperation(reason: "the downloader has been shut down")) }
+            return state.operations[url]?.addCallbacks(progress: progress, completion: completed).map { .success($0) }
+        }
+    }
+
+    private var environment: DownloadEnvironment {
+        DownloadEnvironment(client: client, config: config, queue: queue, events: hub) { [weak self] operation in
+            self?.state.withLock { state in
+                if state.operations[operation.url] === operation { state.operations[operation.url] = nil }
+            }
+        }
+    }
+
+    // MARK: Headers
+
+    /// The headers every request starts with: `Accept`, `User-Agent` and the config's.
+    public var httpHeaders: HTTPHeaderFields { state.withLock { $0.headers } }
+
+    /// Sets (or with `nil` removes) a header for every later request (SD's
+    /// `setValue:forHTTPHeaderField:`).
+    public func setValue(_ value: String?, forHTTPHeaderField field: String) {
+        state.withLock { $0.headers[field] = value }
+    }
+
+    public func value(forHTTPHeaderField field: String) -> String? {
+        state.withLock { $0.headers[field] }
+    }
+
+    // MARK: Queue
+
+    /// Cancels every download; each caller gets ``WebImageError/cancelled``.
+    public func cancelAllDownloads() {
+        let operations = state.withLock { state in
+            defer { state.operations = [:] }
+            return Array(state.operations.values)
+        }
+        let finishers = operations.map { $0.prepareCancelAll() }
+        finishers.forEach { $0() }
+    }
+
+    /// Downloads queued or running (SD's `currentDownloadCount`).
+    public var currentDownloadCount: Int { queue.runningCount + queue.waitingCount }
+
+    /// The queue's concurrency limit; raising it starts waiting downloads at once.
+    public var maxConcurrentDownloads: Int {
+        get { queue.maxConcurrent }
+        set { queue.setMaxConcurrent(newValue) }
+    }
+
+    /// Stops starting queued downloads (running ones go on) until resumed (SD's `setSuspended:`).
+    public var isSuspended: Bool {
+        get { queue.isSuspended }
+        set { newValue ? queue.suspend() : queue.resume() }
+    }
+
+    // MARK: Events and lifetime
+
+    /// Every download's start, response, stop and finish from now on.
+    public func events() -> AsyncStream<DownloaderEvent> { hub.events() }
+
+    /// Cancels everything, ends the event streams and shuts the HTTP client down. Requests made
+    /// afterwards fail with ``WebImageError/invalidDownloadOperation(reason:)``.
+    public func shutdown() async throws {
+        let alreadyDown = state.withLock { state in
+            defer { state.isShutDown = true }
+            return state.isShutDown
+        }
+        guard !alreadyDown else { return }
+        cancelAllDownloads()
+        hub.finishAll()
+        try await client.shutdown()
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import WebImage
+
+/// The library pipeline the commands share: an ``ImageCache`` in the chosen directory, an
+/// ``ImageDownloader`` of their own (shut down cleanly on exit), and an ``ImageManager`` over both.
+struct CLIPipeline {
+    let cache: ImageCache
+    let downloader: ImageDownloader
+    let manager: ImageManager
+
+    /// `cacheDirectory` nil = `$XDG_CACHE_HOME/webimage/default` (else `~/.cache/webimage/default`).
+    init(cacheDirectory: String?, concurrency: Int = DownloaderConfig().maxConcurrentDownloads) {
+        cache = ImageCache(directory: Self.directory(cacheDirectory))
+        var config = DownloaderConfig()
+        config.maxConcurrentDownloads = concurrency
+        downloader = ImageDownloader(config: config)
+        manager = ImageManager(
+            cache: cache, loader: ImageLoadersManager(loaders: [downloader, FileLoader(), DataURLLoader()]))
+    }
+
+    static func directory(_ option: String?) -> URL {
+        option.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultDirectory(namespace: "default")
+    }
+
+    /// A URL from what a person typed: an absolute URL as it is, anything else a file path.
+    static func url(from argument: String) -> URL {
+        if let url = URL(string: argument), let scheme = url.scheme, ["http", "https", "file", "data"].contains(scheme.lowercased()) {
+            return url
+        }
+        return URL(fileURLWithPath: argument)
+    }
+
+    func shutdown() async {
+        try? await downloader.shutdown()
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("Download validation and transport failures")
+struct DownloadFailureTests {
+    private func error(_ downloader: ImageDownloader, _ url: URL, options: DownloaderOptions = []) async -> WebImageError? {
+        do throws(WebImageError) {
+            _ = try await downloader.loadImage(with: url, options: options)
+            Issue.record("\(url) loaded")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("unacceptable status codes fail with 2001 carrying the status")
+    func statusCodes() async throws {
+        try await withOrigin { origin, downloader in
+            for status in [404, 500, 503, 403] { origin.route("/\(status)", .status(status)) }
+            for status in [404, 500, 503, 403] {
+                let error = await error(downloader, origin.url("/\(status)"))
+                #expect(error == .invalidDownloadStatusCode(status))
+                #expect(error?.statusCode == status)
+                #expect(error?.shouldBlockFailedURL == false)
+            }
+        }
+    }
+
+    @Test("acceptable status codes are configurable")
+    func customStatusCodes() async throws {
+        try await withOrigin({ $0.acceptableStatusCodes = IndexSet([200, 203]) }) { origin, downloader in
+            origin.route("/203", .body(.fixture("png-rgb.png"), status: 203))
+            origin.route("/201", .body(.fixture("png-rgb.png"), status: 201))
+            _ = try await downloader.loadImage(with: origin.url("/203"))
+            #expect(await error(downloader, origin.url("/201")) == .invalidDownloadStatusCode(201))
+        }
+    }
+
+    @Test("content types outside acceptableContentTypes fail with 2004 carrying the type")
+    func contentTypes() async throws {
+        try await withOrigin({ $0.acceptableContentTypes = ["image/*"] }) { origin, downloader in
+            origin.route("/page", .html)
+            origin.route("/none", .body(.fixture("png-rgb.png"), contentType: nil))
+            origin.route("/ok", .body(.fixture("png-rgb.png"), contentType: "image/png; charset=binary"))
+            #expect(await error(downloader, origin.url("/page")) == .invalidDownloadContentType("text/html"))
+            #expect(await error(downloader, origin.url("/none")) == .invalidDownloadContentType(nil))
+            _ = try await downloader.loadImage(with: origin.url("/ok"))
+        }
+    }
+
+    @Test("HTML with 200 and no content-type rule, or an empty body, is bad image data (1001)")
+    func badData() async throws {
+        try await withOrigin { origin, downloader in
+            origin.route("/page", .html)
+            origin.route("/empty", .body(.bytes(Data()), contentType: "image/png"))
+            origin.route("/wrongtype", .body(.fixture("png-rgb.png"), contentType: "text/html"))
+            #expect(await error(downloader, origin.url("/page"))?.code == 1001)
+            #expect(await error(downloader, origin.url("/empty")) == .badImageData(reason: "the response body is empty"))
+            // A wrong Content-Type alone does not matter by default: the bytes are sniffed.
+            let sniffed = try await downloader.loadImage(with: origin.url("/wrongtype"))
+            #expect(sniffed.image.format == .png)
+        }
+    }
+
+    @Test("a slow drip hits the idle timeout: a transient timedOut(.read)")
+    func slowDrip() async throws {
+        try await withOrigin({ $0.downloadTimeout = 0.15 }) { origin, downloader in
+            origin.route("/drip.png", .drip(.zeros(10_000), bytesPerSecond: 20, chunkSize: 10))
+            let error = await error(downloader, origin.url("/drip.png"))
+            #expect(error == .transport(.timedOut(.read)))
+            #expect(error?.isTransient == true)
+            #expect(error?.shouldBlockFailedURL == false)
+        }
+    }
+
+    @Test("a delay before headers longer than the timeout times out; a shorter one does not")
+    func delayBeforeHeaders() async throws {
+        try await withOrigin({ $0.downloadTimeout = 0.2 }) { origin, downloader in
+            origin.route("/late.png", .delayed(0.5, .fixture("png-rgb.png")))
+            origin.route("/soon.png", .delayed(0.05, .fixture("png-rgb.png")))
+            #expect(await error(downloader, origin.url("/late.png")) == .transport(.timedOut(.read)))
+            _ = try await downloader.loadImage(with: origin.url("/soon.png"))
+        }
+    }
+
+    @Test("the resource timeout bounds a download that keeps trickling")
+    func resourceTimeout() async throws {
+        try await withOrigin({ $0.resourceTimeout = 0.2 }) { origin, downloader in
+            origin.route("/trickle", .drip(.zeros(100_000), bytesPerSecond: 5_000, chunkSize: 100))
+            let start = ContinuousClock.now
+            #expect(await error(downloader, origin.url("/trickle")) == .transport(.timedOut(.resource)))
+            #expect(start.duration(to: .now) < .seconds(10))  // the drip alone would take 20 s
+        }
+    }
+
+    @Test("a body shorter than Content-Length and a reset mid-body are transient connectionLost")
+    func truncatedAndReset() async throws {
+        try await withOrigin { origin, downloader in
+            let png = try Fixtures.data("png-16bit.png")
+            origin.route("/short.png", .truncated(.bytes(png), sentBytes: png.count / 2, contentType: "image/png"))
+            origin.route("/reset.png", .reset(.bytes(png), sentBytes: png.count / 2, contentType: "image/png"))
+            for path in ["/short.png", "/reset.png"] {
+                let error = await error(downloader, origin.url(path))
+                guard case .transport(.connectionLost) = error else { Issue.record("\(path): \(String(describing: error))"); continue }
+                #expect(error?.isTransient == true)
+            }
+        }
+    }
+
+    @Test("nothing listening: a transient cannotConnect, quickly")
+    func connectionRefused() async throws {
+        let origin = try await TestOrigin.start()
+        let url = origin.url("/gone.png")
+        await origin.shutdown()
+        var config = DownloaderConfig()
+        config.downloadTimeout = 30
+        let downloader = ImageDownloader(config: config)
+        let start = ContinuousClock.now
+        let error = await error(downloader, url)
+        guard case .transport(.cannotConnect) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(error?.isTransient == true)
+        #expect(start.duration(to: .now) < .seconds(10))  // not retried until the 30 s connect timeout
+        try await downloader.shutdown()
+    }
+
+    @Test("a declared length over the limit fails at the head, without buffering the body")
+    func declaredTooLarge() async throws {
+        try await withOrigin({ $0.maximumResponseSize = 1_000_000 }) { origin, downloader in
+            origin.route("/huge.jpg", .hugeDeclaredLength(10_000_000_000))
+            let (recorder, _) = downloader.record(origin.url("/huge.jpg"))
+            #expect(await recorder.error() == .transport(.responseTooLarge(limit: 1_000_000)))
+            #expect(recorder.progressValues.allSatisfy { $0.receivedSize == 0 })
+        }
+    }
+
+    @Test("a chunked body over the limit fails while streaming")
+    func streamedTooLarge() async throws {
+        try await withOrigin({ $0.maximumResponseSize = 100_000 }) { origin, downloader in
+            origin.route("/big.bin", .chunked(.zeros(1_000_000), chunkSize: 8_192))
+            let (recorder, _) = downloader.record(origin.url("/big.bin"))
+            #expect(await recorder.error() == .transport(.responseTooLarge(limit: 100_000)))
+            #expect(recorder.progressValues.map(\.receivedSize).max() ?? 0 <= 100_000)
+            #expect(WebImageError.transport(.responseTooLarge(limit: 1)).shouldBlockFailedURL)
+        }
+    }
+
+    @Test("redirect chains are followed and counted; loops and overlong chains stop with typed errors")
+    func redirects() async throws {
+        try await withOrigin({ $0.maximumRedirects = 3 }) { origin, downloader in
+            origin.route("/r1", .redirect(to: "/r2"))
+            origin.route("/r2", .redirect(to: "/r3", status: 301))
+            origin.route("/r3", .redirect(to: "/final.png", status: 307))
+            origin.route("/final.png", .fixture("png-rgb.png"))
+            let result = try await downloader.loadImage(with: origin.url("/r1"))
+            #expect(result.metrics?.redirectCount == 3)
+            #expect(result.response?.url.path == "/final.png")
+
+            origin.route("/loop-a", .redirect(to: "/loop-b"))
+            origin.route("/loop-b", .redirect(to: "/loop-a"))
+            #expect(await error(downloader, origin.url("/loop-a")) == .transport(.redirectLoop))
+            #expect(origin.requestCount("/loop-a") == 1)
+
+            for index in 0..<5 { origin.route("/c\(index)", .redirect(to: "/c\(index + 1)")) }
+            #expect(await error(downloader, origin.url("/c0")) == .transport(.tooManyRedirects(limit: 3)))
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("Download requests: headers, modifiers, credentials, cookies, validators")
+struct DownloadHeadersTests {
+    @Test("default Accept and User-Agent; set, override and remove headers")
+    func defaultHeaders() async throws {
+        try await withOrigin({ $0.httpHeaders = ["X-App": "1"] }) { origin, downloader in
+            origin.route("/h.png", .fixture("png-rgb.png"))
+            _ = try await downloader.loadImage(with: origin.url("/h.png"))
+            let first = try #require(origin.requests("/h.png").first)
+            #expect(first.header("accept") == "image/webp,image/*,*/*;q=0.8")
+            #expect(first.header("user-agent") == DownloaderConfig.defaultUserAgent)
+            #expect(first.header("x-app") == "1")
+
+            downloader.setValue("custom/1", forHTTPHeaderField: "user-agent")
+            downloader.setValue(nil, forHTTPHeaderField: "Accept")
+            downloader.setValue("yes", forHTTPHeaderField: "X-Extra")
+            #expect(downloader.value(forHTTPHeaderField: "X-EXTRA") == "yes")
+            _ = try await downloader.loadImage(with: origin.url("/h.png"))
+            let second = try #require(origin.requests("/h.png").last)
+            #expect(second.header("user-agent") == "custom/1")
+            #expect(second.header("accept") == nil)
+            #expect(second.header("x-extra") == "yes")
+        }
+    }
+
+    @Test("the headers filter has the last word")
+    func headersFilter() async throws {
+        try await withOrigin({ config in
+            config.headersFilter = { url, headers in
+                var headers = headers
+                headers["X-Path"] = url.path
+                headers["User-Agent"] = nil
+                return headers
+            }
+        }) { origin, downloader in
+            origin.route("/f.png", .fixture("png-rgb.png"))
+            _ = try await downloader.loadImage(with: origin.url("/f.png"))
+            let request = try #require(origin.requests("/f.png").first)
+            #expect(request.header("x-path") == "/f.png")
+            #expect(request.header("user-agent") == nil)
+        }
+    }
+
+    @Test("a request modifier can redirect and add headers; nil fails with 2000 and sends nothing")
+    func requestModifier() async throws {
+        try await withOrigin { origin, downloader in
+            origin.route("/real.png", .fixture("png-rgb.png"))
+            let port = origin.port
+            let modifier = RequestModifier { request in
+                var request = request
+                request.url = URL(string: "http://127.0.0.1:\(port)/real.png")!
+                request.headers["X-Signed"] = "abc"
+                return request
+            }
+            let result = try await downloader.loadImage(
+                with: origin.url("/alias.png"), context: ImageLoaderContext(requestModifier: modifier))
+            #expect(result.image.format == .png)
+            #expect(origin.requests("/real.png").first?.header("x-signed") == "abc")
+            #expect(origin.requestCount("/alias.png") == 0)
+
+            let veto = RequestModifier { _ in nil }
+            let recorder = LoadRecorder()
+            let outcome = downloader.downloadImage(
+                with: origin.url("/real.png?veto"), context: ImageLoaderContext(requestModifier: veto), completed: recorder.completion)
+            guard case .failure(let error) = outcome else { Issue.record("a vetoed request made a token"); return }
+            #expect(error.code == 2000)
+            await #expect(throws: WebImageError.invalidDownloadOperation(reason: "the request modifier returned nil")) {
+                try await downloader.loadImage(with: origin.url("/real.png?veto"), context: ImageLoaderContext(requestModifier: veto))
+            }
+            #expect(origin.requestCount("/real.png") == 1)
+        }
+    }
+
+    @Test("a response modifier can rewrite the response; nil fails with 2003")
+    func responseModifier() async throws {
+        try await withOrigin({ $0.acceptableContentTypes = ["image/png"] }) { origin, downloader in
+            origin.route("/octet", .body(.fixture("png-rgb.png"), contentType: "application/octet-stream"))
+            let fix = ResponseModifier(headers: ["Content-Type": "image/png"])
+            let result = try await downloader.loadImage(with: origin.url("/octet"), context: ImageLoaderContext(responseModifier: fix))
+            #expect(result.response?.mimeType == "image/png")
+            let veto = ResponseModifier { _ in nil }
+            do throws(WebImageError) {
+                _ = try await downloader.loadImage(with: origin.url("/octet?v"), context: ImageLoaderContext(responseModifier: veto))
+                Issue.record("a vetoed response decoded")
+            } catch {
+                #expect(error.code == 2003)
+            }
+        }
+    }
+
+    @Test("a decryptor turns the body into image bytes; nil fails with 1001")
+    func decryptor() async throws {
+        try await withOrigin { origin, downloader in
+            let png = try Fixtures.data("png-rgb.png")
+            origin.route("/b64", .body(.bytes(Data(png.base64EncodedString().utf8)), contentType: "text/plain"))
+            let result = try await downloader.loadImage(with: origin.url("/b64"), context: ImageLoaderContext(decryptor: Decryptor.base64))
+            #expect(result.data == png)
+            let veto = Decryptor { _, _ in nil }
+            do throws(WebImageError) {
+                _ = try await downloader.loadImage(with: origin.url("/b64?v"), context: ImageLoaderContext(decryptor: veto))
+                Issue.record("a failed decryption decoded")
+            } catch {
+                #expect(error == .badImageData(reason: "the decryptor returned nil"))
+            }
+        }
+    }
+
+    @Test("username and password go out as basic auth")
+    func basicAuth() async throws {
+        try await withOrigin({ $0.username = "user"; $0.password = "p@ss" }) { origin, downloader in
+            origin.route("/auth.png", .dynamic { request in
+                request.header("authorization") == "Basic dXNlcjpwQHNz" ? .fixture("png-rgb.png") : .status(401)
+            })
+            _ = try await downloader.loadImage(with: origin.url("/auth.png"))
+        }
+    }
+
+    @Test("cookies are stored and sent back only with handleCookies")
+    func cookies() async throws {
+        try await withOrigin { origin, downloader in
+            origin.route("/login.png", .body(.fixture("png-rgb.png"), headers: [("Set-Cookie", "session=s1; Path=/")]))
+            origin.route("/next.png", .fixture("png-rgb.png"))
+            _ = try await downloader.loadImage(with: origin.url("/login.png"), options: .handleCookies)
+            _ = try await downloader.loadImage(with: origin.url("/next.png"), options: .handleCookies)
+            _ = try await downloader.loadImage(with: origin.url("/next.png?plain"))
+            let requests = origin.requests("/next.png")
+            #expect(requests.first?.header("cookie") == "session=s1")
+            #expect(requests.last?.header("cookie") == nil)
+        }
+    }
+
+    @Test("cached validators make a conditional request; 304 serves the cached bytes, or 1002 without them")
+    func conditionalRequests() async throws {
+        try await withOrigin { origin, downloader in
+            let modified = "Tue, 15 Nov 1994 12:45:26 GMT"
+            origin.route("/v.png", .validated(.fixture("png-rgb.png"), etag: "\"abc\"", lastModified: modified))
+            let fresh = try await downloader.loadImage(with: origin.url("/v.png"))
+            let validators = try #require(fresh.validators)
+            #expect(validators.etag == "\"abc\"")
+            #expect(validators.lastModified == modified)
+            #expect(!fresh.isNotModified)
+
+            let cached = try await downloader.loadImage(
+                with: origin.url("/v.png"), context: ImageLoaderContext(cachedValidators: validators, cachedData: fresh.data))
+            #expect(cached.isNotModified)
+            #expect(cached.response?.statusCode == 304)
+            #expect(cached.data == fresh.data)
+            let conditional = try #require(origin.requests("/v.png").last)
+            #expect(conditional.header("if-none-match") == "\"abc\"")
+            #expect(conditional.header("if-modified-since") == modified)
+
+            await #expect(throws: WebImageError.cacheNotModified) {
+                try await downloader.loadImage(with: origin.url("/v.png"), context: ImageLoaderContext(cachedValidators: validators))
+            }
+        }
+    }
+}

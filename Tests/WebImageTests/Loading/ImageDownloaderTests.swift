@@ -1,0 +1,117 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+@Suite("ImageDownloader basics")
+struct ImageDownloaderTests {
+    @Test("downloads and decodes a fixture, with response, validators and metrics")
+    func download() async throws {
+        try await withOrigin { origin, downloader in
+            let jpeg = try Fixtures.data("jpeg-baseline.jpg")
+            origin.route("/a.jpg", .body(.bytes(jpeg), contentType: "image/jpeg",
+                                         headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=60")]))
+            let result = try await downloader.loadImage(with: origin.url("/a.jpg"))
+            #expect(result.image.format == .jpeg)
+            #expect(result.data == jpeg)
+            #expect(result.response?.statusCode == 200)
+            #expect(result.response?.mimeType == "image/jpeg")
+            #expect(result.validators?.etag == "\"v1\"")
+            let expiry = try #require(result.validators?.expirationDate)
+            #expect(abs(expiry.timeIntervalSinceNow - 60) < 5)
+            let metrics = try #require(result.metrics)
+            #expect(metrics.receivedBytes == Int64(jpeg.count))
+            #expect(metrics.statusCode == 200)
+            #expect(metrics.redirectCount == 0)
+            #expect(metrics.duration >= 0 && metrics.duration < 2)
+            #expect(origin.requestCount("/a.jpg") == 1)
+            #expect(downloader.currentDownloadCount == 0)
+        }
+    }
+
+    @Test("progress: (0,-1) at start, (0,expected) on response, then (received,expected) up to the whole")
+    func progress() async throws {
+        try await withOrigin { origin, downloader in
+            let data = Fixtures.largeProgressiveJPEG
+            origin.route("/p.jpg", .drip(.bytes(data), bytesPerSecond: data.count * 10, chunkSize: data.count / 8, contentType: "image/jpeg"))
+            let (recorder, _) = downloader.record(origin.url("/p.jpg"))
+            _ = try #require(await recorder.value())
+            let values = recorder.progressValues.filter { $0.partialImage == nil }
+            let expected = Int64(data.count)
+            let pairs = values.map { [$0.receivedSize, $0.expectedSize] }
+            #expect(pairs.first == [0, -1])
+            #expect(pairs.dropFirst().first == [0, expected])
+            #expect(pairs.last == [expected, expected])
+            #expect(values.count > 4)
+            let sizes = values.map(\.receivedSize)
+            #expect(sizes == sizes.sorted())
+            #expect(recorder.progressAfterCompletion == 0)
+        }
+    }
+
+    @Test("minimumProgressInterval throttles by fraction; first and last still come")
+    func progressThrottled() async throws {
+        try await withOrigin({ $0.minimumProgressInterval = 0.5 }) { origin, downloader in
+            let data = Data(count: 40_000)
+            origin.route("/t.bin", .drip(.bytes(data), bytesPerSecond: 20_000_000, chunkSize: 1000))
+            let (recorder, _) = downloader.record(origin.url("/t.bin"))
+            _ = await recorder.result()
+            let body = recorder.progressValues.filter { $0.receivedSize > 0 }
+            #expect(body.count <= 3, "\(body.map(\.receivedSize))")
+            #expect(body.last?.receivedSize == 40_000)
+        }
+    }
+
+    @Test("the event stream reports start, response, stop and finish")
+    func events() async throws {
+        try await withOrigin { origin, downloader in
+            origin.route("/e.png", .fixture("png-rgb.png"))
+            let stream = downloader.events()
+            _ = try await downloader.loadImage(with: origin.url("/e.png"))
+            var kinds: [String] = []
+            for await event in stream {
+                switch event {
+                case .start: kinds.append("start")
+                case .response(_, let response): kinds.append("response \(response.statusCode)")
+                case .stop: kinds.append("stop")
+                case .finish(_, let metrics, let error):
+                    kinds.append("finish \(error == nil) \(metrics.receivedBytes > 0)")
+                }
+                if kinds.count == 4 { break }
+            }
+            #expect(kinds == ["start", "response 200", "stop", "finish true true"])
+        }
+    }
+
+    @Test("non-http URLs are 1000 without a request; shut down downloaders refuse with 2000")
+    func invalidURLAndShutdown() async throws {
+        let origin = try await TestOrigin.start()
+        let downloader = ImageDownloader(config: DownloaderConfig())
+        #expect(!downloader.canRequestImage(for: URL(string: "ftp://x/a.png")!))
+        await #expect(throws: WebImageError.invalidURL("ftp://x/a.png")) {
+            try await downloader.loadImage(with: URL(string: "ftp://x/a.png")!)
+        }
+        try await downloader.shutdown()
+        try await downloader.shutdown()  // idempotent
+        do {
+            _ = try await downloader.loadImage(with: origin.url("/x.png"))
+            Issue.record("a shut-down downloader downloaded")
+        } catch {
+            #expect(error.code == 2000)
+        }
+        #expect(origin.requests.isEmpty)
+        await origin.shutdown()
+    }
+
+    @Test("the loaders manager sends http URLs to the downloader")
+    func throughManager() async throws {
+        try await withOrigin { origin, downloader in
+            origin.route("/m.gif", .fixture("gif-pillow-animated.gif"))
+            let manager = ImageLoadersManager(loaders: [downloader, FileLoader(), DataURLLoader()])
+            let result = try await manager.loadImage(with: origin.url("/m.gif"))
+            #expect(result.image.isAnimated)
+            let first = try await manager.loadImage(with: origin.url("/m.gif"), options: .decodeFirstFrameOnly)
+            #expect(!first.image.isAnimated)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("Loading values: headers, validators, dates, cookies")
+struct LoadingValuesTests {
+    @Test("header fields: case-insensitive, ordered, repeated fields kept")
+    func headerFields() {
+        var headers: HTTPHeaderFields = ["Accept": "a", "Set-Cookie": "x=1"]
+        headers.add("set-cookie", "y=2")
+        #expect(headers["accept"] == "a")
+        #expect(headers.values(for: "SET-COOKIE") == ["x=1", "y=2"])
+        headers["Set-Cookie"] = "z=3"
+        #expect(headers.values(for: "set-cookie") == ["z=3"])
+        headers["ACCEPT"] = nil
+        #expect(headers["Accept"] == nil)
+        #expect(headers.fields.map(\.name) == ["Set-Cookie"])
+    }
+
+    @Test("validators from ETag, Last-Modified, max-age, Expires, no-cache")
+    func validators() throws {
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        let maxAge = try #require(HTTPValidators(headers: ["ETag": "W/\"1\"", "Cache-Control": "public, max-age=300"], now: now))
+        #expect(maxAge.etag == "W/\"1\"")
+        #expect(maxAge.expirationDate == now.addingTimeInterval(300))
+        let expires = try #require(HTTPValidators(headers: ["Expires": "Sun, 06 Nov 1994 08:49:37 GMT"], now: now))
+        #expect(expires.expirationDate == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPValidators(headers: ["Expires": "0"], now: now)?.expirationDate == now)
+        #expect(HTTPValidators(headers: ["Cache-Control": "no-cache"], now: now)?.expirationDate == now)
+        #expect(HTTPValidators(headers: ["Content-Type": "image/png"], now: now) == nil)
+    }
+
+    @Test("HTTP dates in all three forms")
+    func httpDates() {
+        let date = Date(timeIntervalSince1970: 784_111_777)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == date)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == date)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == date)
+        #expect(HTTPDate.format(date) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.parse("yesterday") == nil)
+    }
+
+    @Test("cookie jar: host-only, domain, path, secure, expiry")
+    func cookieJar() {
+        let jar = CookieJar()
+        let now = Date()
+        jar.store(setCookieHeaders: ["a=1", "b=2; Domain=example.com; Path=/img", "c=3; Secure", "d=4; Max-Age=0",
+                                     "e=5; Domain=other.org"],
+                  from: URL(string: "http://cdn.example.com/x")!, now: now)
+        #expect(jar.cookieHeader(for: URL(string: "http://cdn.example.com/img/a.png")!, now: now) == "b=2; a=1")
+        #expect(jar.cookieHeader(for: URL(string: "http://www.example.com/img/a.png")!, now: now) == "b=2")
+        #expect(jar.cookieHeader(for: URL(string: "http://www.example.com/imgs")!, now: now) == nil)
+        #expect(jar.cookieHeader(for: URL(string: "https://cdn.example.com/")!, now: now) == "a=1; c=3")
+        #expect(jar.cookieHeader(for: URL(string: "http://other.org/")!, now: now) == nil)
+        jar.store(setCookieHeaders: ["a=1; Max-Age=-1"], from: URL(string: "http://cdn.example.com/x")!, now: now)
+        #expect(jar.cookieHeader(for: URL(string: "http://cdn.example.com/")!, now: now) == nil)
+    }
+
+    @Test("content-type acceptance with families")
+    func contentTypes() {
+        var config = DownloaderConfig()
+        #expect(config.accepts(contentType: nil))
+        config.acceptableContentTypes = ["image/*", "application/octet-stream"]
+        #expect(config.accepts(contentType: "image/webp"))
+        #expect(config.accepts(contentType: "application/octet-stream"))
+        #expect(!config.accepts(contentType: "text/html"))
+        #expect(!config.accepts(contentType: nil))
+    }
+
+    @Test("defaults are SDWebImage's")
+    func defaults() {
+        let config = DownloaderConfig.default
+        #expect(config.maxConcurrentDownloads == 6)
+        #expect(config.downloadTimeout == 15)
+        #expect(config.executionOrder == .fifo)
+        #expect(config.acceptableStatusCodes == IndexSet(integersIn: 200..<300))
+        #expect(config.acceptableContentTypes == nil)
+        #expect(config.minimumProgressInterval == 0)
+        #expect(config.maximumResponseSize == 50 * 1024 * 1024)
+        #expect(DownloaderConfig.defaultAccept == "image/webp,image/*,*/*;q=0.8")
+    }
+}

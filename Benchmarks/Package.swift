@@ -6,6 +6,7 @@
 //   cd Benchmarks && swift package benchmark --target DecodeBenchmarks
 //   cd Benchmarks && swift package benchmark --target TransformBenchmarks   # resize 4000×3000
 //   cd Benchmarks && swift package benchmark --target CacheBenchmarks       # memory/disk cache vs baselines
+//   cd Benchmarks && swift package benchmark --target ManagerBenchmarks     # loadImage memory hits
 //
 // The benchmark package's own Package.swift names the "MallocInterposer" trait explicitly here:
 // its default traits also pull in swift-runtime-interposer, which is not needed (nor available) here.
@@ -38,6 +39,7 @@ let package = Package(
         benchmarkTarget("DecodeBenchmarks"),
         benchmarkTarget("TransformBenchmarks"),
         benchmarkTarget("CacheBenchmarks"),
+        benchmarkTarget("ManagerBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,13 +11,14 @@ struct WebImageCommand: AsyncParsableCommand {
               webimage prefetch --from urls.txt --concurrency 16
               webimage cache info
               webimage decode photo.jpg
+              webimage show https://example.com/cat.jpg
 
             Images are cached in $XDG_CACHE_HOME/webimage/default (else ~/.cache/webimage/default);
             --cache-dir DIR picks another. `webimage help COMMAND` explains each command.
             """,
         subcommands: [
-            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DecodeCommand.self,
-            BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self,
+            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DecodeCommand.self, ShowCommand.self,
+            BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self, BenchDownloadCommand.self,
         ]
     )
 }

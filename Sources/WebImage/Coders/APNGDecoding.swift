@@ -27,6 +27,7 @@ enum APNGDecoding {
         _ container: APNGContainer, bytes: UnsafeRawBufferPointer, originalData: Data, options: ImageDecodeOptions
     ) throws -> Image {
         let canvasSize = container.canvasSize  // within the pixel limit: the parser checked
+        try options.checkAnimationWork(canvas: canvasSize, frameCount: container.frames.count)
         // Thumbnail, scale-down and the animation byte budget all come out of this one size.
         let target = options.targetSize(for: canvasSize, frameCount: container.frames.count)
 

@@ -29,6 +29,7 @@ enum GIFDecoding {
         }
         let canvasSize = GIFScan.canvasSize(screen: reader.screenSize, firstFrame: first)
         try GIFScan.checkScreen(canvasSize, maxPixelCount: limit)
+        try options.checkAnimationWork(canvas: canvasSize, frameCount: scan?.frameCount ?? 1)
         // Thumbnail, scale-down and the animation byte budget all come out of this one size.
         let target = options.targetSize(for: canvasSize, frameCount: scan?.frameCount ?? 1)
 

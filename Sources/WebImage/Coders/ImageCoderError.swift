@@ -9,7 +9,9 @@ public enum ImageCoderError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The codec library rejected the data; `reason` is its message.
     case corrupt(ImageFormat, reason: String)
     /// The header declares more pixels than ``ImageDecodeOptions/maxPixelCount`` allows;
-    /// rejected before any pixel memory is allocated.
+    /// rejected before any pixel memory is allocated. For an animation, also when its frames
+    /// together are more canvas than the budget lets it composite; `limit` is then the canvas
+    /// size its frame count allows (``ImageDecodeOptions/maxAnimationBytes``).
     case tooLarge(width: Int, height: Int, limit: Int)
     /// The encoder failed or cannot write this image in this format.
     case encodingFailed(ImageFormat, reason: String)

@@ -21,7 +21,9 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     public var maxPixelCount: Int
     /// Animations whose frames together would take more RGBA bytes than this are scaled down to
     /// fit (the ``scaleDownLimitBytes`` rule) rather than refused: the per-frame pixel limit alone
-    /// lets a small file with thousands of frames decode to gigabytes. `nil` = no budget.
+    /// lets a small file with thousands of frames decode to gigabytes. The compositing work is
+    /// bounded too: frames × canvas may reach 8 budgets (``animationWorkFactor``), beyond that
+    /// the animation is ``ImageCoderError/tooLarge(width:height:limit:)``. `nil` = no budget.
     public var maxAnimationBytes: Int?
 
     /// Default animation budget: 512 MB of frames, e.g. 250 frames of 1080p.
@@ -52,6 +54,25 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         guard width > 0, height > 0 else { throw ImageCoderError.corrupt(.undefined, reason: "zero image size") }
         if width.multipliedReportingOverflow(by: height).overflow || width * height > maxPixelCount {
             throw ImageCoderError.tooLarge(width: width, height: height, limit: maxPixelCount)
+        }
+    }
+
+    /// How many times ``maxAnimationBytes`` of canvas an animation may composite in all. Every
+    /// frame is drawn on (and scaled down from) the full canvas, so the work is frames × canvas
+    /// even when the output fits the budget: a 70 KB GIF of 3,000 one-pixel frames on a 2048×2048
+    /// screen ran past the fuzzer's 100 s timeout, and 100 MP screens make that hours. Eight budgets is about a second of compositing;
+    /// a 500-frame 1080p animation still fits the default.
+    static let animationWorkFactor = 8
+
+    /// Throws ``ImageCoderError/tooLarge(width:height:limit:)`` before any frame is decoded when
+    /// `frameCount` frames of `canvas` are more compositing than the animation budget allows; the
+    /// limit it reports is the canvas size in pixels that this many frames could have had.
+    func checkAnimationWork(canvas: PixelSize, frameCount: Int) throws {
+        guard frameCount > 1, let budget = maxAnimationBytes, budget > 0 else { return }
+        let workPixels = budget / Bitmap.bytesPerPixel * ImageDecodeOptions.animationWorkFactor
+        let (total, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: frameCount)
+        if overflow || total > workPixels {
+            throw ImageCoderError.tooLarge(width: canvas.width, height: canvas.height, limit: workPixels / frameCount)
         }
     }
 

@@ -43,6 +43,8 @@ enum WebPAnimationDecoding {
         let infoCanvas = PixelSize(width: Int(info.canvas_width), height: Int(info.canvas_height))
         let frameCount = max(1, Int(info.frame_count))
         let wanted = options.decodeFirstFrameOnly ? 1 : frameCount
+        // libwebp composites every frame on the full canvas, as the GIF and APNG decoders do.
+        try options.checkAnimationWork(canvas: infoCanvas, frameCount: wanted)
         let target = options.targetSize(for: infoCanvas, frameCount: wanted)
         var frames: [ImageFrame] = []
         frames.reserveCapacity(wanted)

@@ -37,6 +37,11 @@ public final class ImageManager: Sendable {
     let failedURLs = FailedURLs()
     let instrumentation: ManagerInstrumentation
     private let settingsState = Mutex(Settings())
+    /// Whether keys are plain absolute strings (no processor, key filter or default
+    /// transformer): read by the memory fast path as one atomic, instead of copying `settings`.
+    private let plainKeys = Atomic<Bool>(true)
+    /// ``imageCache`` when it is an ``ImageCache``, whose memory tier the fast path reads directly.
+    private let memoryCache: ImageCache?
     private let running = Mutex<[ObjectIdentifier: CombinedOperation]>([:])
 
     public init(
@@ -44,13 +49,19 @@ public final class ImageManager: Sendable {
         instrumentation: ManagerInstrumentation = ManagerInstrumentation()
     ) {
         imageCache = cache
+        memoryCache = cache as? ImageCache
         imageLoader = loader
         self.instrumentation = instrumentation
     }
 
     public var settings: Settings {
         get { settingsState.withLock { $0 } }
-        set { settingsState.withLock { $0 = newValue } }
+        set {
+            settingsState.withLock { $0 = newValue }
+            plainKeys.store(
+                newValue.optionsProcessor == nil && newValue.cacheKeyFilter == nil && newValue.transformer == nil,
+                ordering: .releasing)
+        }
     }
 
     // MARK: - Keys
@@ -87,8 +98,11 @@ public final class ImageManager: Sendable {
     public func loadImage(
         with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
     ) async throws(WebImageError) -> ImageResult {
-        let request = prepare(url: url, options: options, context: context)
-        if let hit = memoryHit(request) { return hit }
+        let request: LoadRequest
+        switch begin(url, options: options, context: context) {
+        case .answered(let hit): return hit
+        case .longWay(let prepared): request = prepared
+        }
         let holder = Mutex<CombinedOperation?>(nil)
         let result: Result<ImageResult, WebImageError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -119,11 +133,14 @@ public final class ImageManager: Sendable {
         with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
     ) -> AsyncThrowingStream<ImageLoadEvent, any Error> {
         AsyncThrowingStream { continuation in
-            let request = prepare(url: url, options: options, context: context)
-            if let hit = memoryHit(request) {
+            let request: LoadRequest
+            switch begin(url, options: options, context: context) {
+            case .answered(let hit):
                 continuation.yield(.image(hit))
                 continuation.finish()
                 return
+            case .longWay(let prepared):
+                request = prepared
             }
             let operation = start(request) { event in
                 switch event {
@@ -154,10 +171,13 @@ public final class ImageManager: Sendable {
         progress: ImageLoaderProgressHandler? = nil,
         completed: @escaping @Sendable (Result<ImageResult, WebImageError>) -> Void
     ) -> CombinedOperation {
-        let request = prepare(url: url, options: options, context: context)
-        if let hit = memoryHit(request) {
+        let request: LoadRequest
+        switch begin(url, options: options, context: context) {
+        case .answered(let hit):
             completed(.success(hit))
             return .finishedMarker
+        case .longWay(let prepared):
+            request = prepared
         }
         return start(request) { event in
             switch event {
@@ -198,8 +218,37 @@ public final class ImageManager: Sendable {
 
     // MARK: - Internals
 
-    /// The synchronous memory path, counted like any load.
-    func memoryHit(_ request: LoadRequest) -> ImageResult? {
+    enum Beginning {
+        /// A memory hit, answered on the caller's thread (SD's synchronous memory query).
+        case answered(ImageResult)
+        case longWay(LoadRequest)
+    }
+
+    /// How a load starts: a memory hit, or the prepared request.
+    func begin(_ url: URL, options: WebImageOptions, context: WebImageContext) -> Beginning {
+        if let hit = fastMemoryHit(url, options: options, context: context) { return .answered(hit) }
+        let request = prepare(url: url, options: options, context: context)
+        if let hit = memoryHit(request) { return .answered(hit) }
+        return .longWay(request)
+    }
+
+    /// A memory hit for a load whose key is its URL's absolute string, found without building a
+    /// ``LoadRequest`` (the common case; see ManagerBenchmarks). `nil` sends the load the long way.
+    private func fastMemoryHit(_ url: URL, options: WebImageOptions, context: WebImageContext) -> ImageResult? {
+        guard let cache = memoryCache, context.imageCache == nil, plainKeys.load(ordering: .acquiring),
+              context.cacheKeyFilter == nil, context.imageTransformer == nil, context.thumbnailPixelSize == nil,
+              context.queryCacheType.includesMemory,
+              options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .decodeFirstFrameOnly]),
+              options.contains(.retryFailed) || !failedURLs.contains(url),
+              let image = cache.imageFromMemoryCache(forKey: url.absoluteString)
+        else { return nil }
+        instrumentation.loadStarted(url)
+        instrumentation.cacheHit(.memory)
+        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+    }
+
+    /// The memory path for any key, counted like any load.
+    private func memoryHit(_ request: LoadRequest) -> ImageResult? {
         guard !isBlocked(request), let hit = request.memoryHit() else { return nil }
         instrumentation.loadStarted(request.url)
         instrumentation.cacheHit(.memory)

@@ -7,34 +7,34 @@ import Testing
 struct DecodeCommandTests {
     let fixtures = Fixtures.directory
 
-    @Test func printsOneJSONLine() throws {
-        let result = try CLIRunner.run(["decode", fixtures.appendingPathComponent("png-rgba.png").path])
+    @Test func printsOneJSONLine() async throws {
+        let result = try await CLIRunner.run(["decode", fixtures.appendingPathComponent("png-rgba.png").path])
         #expect(result.status == 0)
         #expect(result.stdout == #"{"format":"png","width":48,"height":32,"frames":1,"loopCount":0,"hasAlpha":true}"# + "\n")
         #expect(result.stderr.isEmpty)
     }
 
-    @Test func writesRawStraightRGBAAndPNG() throws {
+    @Test func writesRawStraightRGBAAndPNG() async throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let raw = dir.appendingPathComponent("out.rgba")
         let png = dir.appendingPathComponent("out.png")
         let source = fixtures.appendingPathComponent("png-gray-alpha.png")
-        let result = try CLIRunner.run(["decode", source.path, "--raw-rgba", raw.path, "--png", png.path])
+        let result = try await CLIRunner.run(["decode", source.path, "--raw-rgba", raw.path, "--png", png.path])
         #expect(result.status == 0)
         let expected = try PNGCoder().decode(try Data(contentsOf: source)).bitmap
         #expect(try Data(contentsOf: raw) == Data(expected.pixels))
         #expect(try PNGCoder().decode(try Data(contentsOf: png)).bitmap == expected)
     }
 
-    @Test func thumbnailFitsTheBox() throws {
-        let result = try CLIRunner.run(["decode", fixtures.appendingPathComponent("jpeg-baseline.jpg").path, "--thumbnail", "24x24"])
+    @Test func thumbnailFitsTheBox() async throws {
+        let result = try await CLIRunner.run(["decode", fixtures.appendingPathComponent("jpeg-baseline.jpg").path, "--thumbnail", "24x24"])
         #expect(result.status == 0)
         #expect(result.stdout.contains(#""width":24,"height":16"#))
     }
 
     @Test("bad input exits 1 with one error line", arguments: ["not-an-image", "truncated", "missing"])
-    func badInput(kind: String) throws {
+    func badInput(kind: String) async throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("input")
@@ -43,7 +43,7 @@ struct DecodeCommandTests {
         case "truncated": try Fixtures.data("jpeg-baseline.jpg").prefix(400).write(to: file)
         default: break
         }
-        let result = try CLIRunner.run(["decode", file.path])
+        let result = try await CLIRunner.run(["decode", file.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n")
@@ -51,8 +51,8 @@ struct DecodeCommandTests {
         #expect(lines.first?.hasPrefix("error: ") == true)
     }
 
-    @Test func aBadThumbnailArgumentIsAUsageError() throws {
-        let result = try CLIRunner.run(["decode", "x.png", "--thumbnail", "big"])
+    @Test func aBadThumbnailArgumentIsAUsageError() async throws {
+        let result = try await CLIRunner.run(["decode", "x.png", "--thumbnail", "big"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--thumbnail takes WxH"))
     }

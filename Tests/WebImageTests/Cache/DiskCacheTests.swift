@@ -524,7 +524,9 @@ struct DiskCacheCrashTests {
         let cache = DiskCache(directory: URL(fileURLWithPath: path), config: DiskCacheConfig(maxDiskSize: 12_000_000))
         let payloads = (0..<Self.payloadCount).map(Self.payload)
         var generation = 0
-        while true {  // until killed
+        // Until killed — or orphaned: a parent that died (an aborted test run) never kills it.
+        let parent = getppid()
+        while getppid() == parent {
             let index = generation % Self.payloadCount
             try cache.store(
                 payloads[index], forKey: "key\(generation % 5).png",
@@ -561,7 +563,8 @@ struct DiskCacheCrashTests {
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...150)))
             kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
+            // Not waitUntilExit(): it would hold one of the few threads every test shares.
+            while child.isRunning { try await Task.sleep(for: .milliseconds(2)) }
             #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)
 
             let temporaries = dir.names().filter { $0.hasPrefix(".tmp-") }

@@ -1,0 +1,8 @@
+import WebImage
+
+// Progressive decode through JPEGCoder's incremental decoder, the input fed in chunks as a download.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    fuzzIncremental(JPEGCoder(), fuzzData(start, count))
+    return 0
+}

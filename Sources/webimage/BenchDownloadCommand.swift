@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage bench-download`: ImageDownloader alone over a list of URLs, for
+/// `scripts/compare-downloads` (hidden from help).
+struct BenchDownloadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-download",
+        abstract: "Download a list of image URLs with ImageDownloader; print one JSON line.",
+        discussion: """
+            Starts every URL in LIST (one a line) at once through one ImageDownloader limited to
+            --concurrency downloads, writes each body to --out (like curl -o), and prints
+              {"images":N,"failed":F,"bytes":B,"seconds":S,"cpu_seconds":C,"images_per_second":R}
+            Without --decode the bytes are only checked to be an image (magic bytes), as the
+            peers do not decode; with --decode every image is fully decoded, as an app's load is.
+            """,
+        shouldDisplay: false
+    )
+
+    @Argument(help: "A file with one URL a line.")
+    var list: String
+
+    @Option(help: "Downloads in flight.")
+    var concurrency: Int = 16
+
+    @Option(help: "Directory the bodies are written to (use tmpfs so the disk does not dominate).")
+    var out: String
+
+    @Flag(help: "Decode every image fully.")
+    var decode = false
+
+    func run() async throws {
+        let text: String
+        do { text = try String(contentsOfFile: list, encoding: .utf8) } catch {
+            throw CLIError("cannot read \(list): \(error.localizedDescription)")
+        }
+        let urls = text.split(whereSeparator: \.isNewline).compactMap { URL(string: String($0)) }
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        var config = DownloaderConfig()
+        config.maxConcurrentDownloads = concurrency
+        let downloader = ImageDownloader(config: config)
+        let context = ImageLoaderContext(coder: decode ? nil : SniffOnlyCoder())
+        let cpuStart = Self.cpuSeconds()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (failed, bytes) = await withTaskGroup(of: Int?.self) { group in
+            for (index, url) in urls.enumerated() {
+                group.addTask {
+                    guard let result = try? await downloader.loadImage(with: url, context: context) else { return nil }
+                    let path = out + "/" + String(index) + "-" + url.lastPathComponent
+                    FileManager.default.createFile(atPath: path, contents: result.data)
+                    return result.data.count
+                }
+            }
+            var failed = 0
+            var bytes = 0
+            for await size in group {
+                if let size { bytes += size } else { failed += 1 }
+            }
+            return (failed, bytes)
+        }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let cpu = Self.cpuSeconds() - cpuStart
+        try? await downloader.shutdown()
+        let rate = Double(urls.count - failed) / seconds
+        print("{\"images\":\(urls.count),\"failed\":\(failed),\"bytes\":\(bytes),\"seconds\":\(String(format: "%.3f", seconds)),"
+            + "\"cpu_seconds\":\(String(format: "%.3f", cpu)),\"images_per_second\":\(String(format: "%.0f", rate))}")
+    }
+
+    /// User + system CPU time of this process so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
+
+/// A coder that accepts any known image format without decoding it: transport measured alone.
+private struct SniffOnlyCoder: ImageCoder {
+    private static let pixel = Image(bitmap: Bitmap(width: 1, height: 1))
+
+    func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) != .undefined }
+    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        guard canDecode(data) else { throw ImageCoderError.unsupportedFormat(.undefined) }
+        return Self.pixel
+    }
+    func canEncode(to format: ImageFormat) -> Bool { false }
+    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        throw ImageCoderError.encodingFailed(format, reason: "sniff-only")
+    }
+}

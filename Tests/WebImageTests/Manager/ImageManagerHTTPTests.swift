@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// A manager over a fresh cache, loading through a real ``ImageDownloader`` from the loopback
+/// origin; both shut down afterwards.
+private func withManager(
+    _ body: (TestOrigin, ImageManager, ImageCache) async throws -> Void
+) async throws {
+    try await withOrigin { origin, downloader in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-mgr-http-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = ImageCache(directory: directory, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 256 << 20)))
+        let manager = ImageManager(cache: cache, loader: ImageLoadersManager(loaders: [FileLoader(), DataURLLoader(), downloader]))
+        try await body(origin, manager, cache)
+    }
+}
+
+@Suite("ImageManager over HTTP")
+struct ImageManagerHTTPTests {
+    @Test("1,000 concurrent loads of one uncached URL: one request at the origin, every caller gets the image")
+    func coalescing() async throws {
+        try await withManager { origin, manager, _ in
+            origin.route("/one.jpg", .delayed(0.2, .fixture("jpeg-baseline.jpg")))
+            let url = origin.url("/one.jpg")
+            let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<1_000 { group.addTask { try await manager.loadImage(with: url).image.width } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(sizes.count == 1_000)
+            #expect(Set(sizes).count == 1 && sizes[0] > 0)
+            #expect(origin.requestCount("/one.jpg") == 1)
+            #expect(await eventually { !manager.isRunning })
+        }
+    }
+
+    @Test("undecodable bytes blocklist the URL (no second request); a 404 does not")
+    func blocklist() async throws {
+        try await withManager { origin, manager, cache in
+            origin.route("/junk.jpg", .body(.bytes(Data(repeating: 7, count: 500)), contentType: "image/jpeg"))
+            origin.route("/missing.jpg", .status(404))
+            let junk = origin.url("/junk.jpg")
+            await #expect(throws: WebImageError.self) { try await manager.loadImage(with: junk) }
+            await #expect(throws: WebImageError.blackListed) { try await manager.loadImage(with: junk) }
+            #expect(origin.requestCount("/junk.jpg") == 1)
+            #expect(await cache.containsImage(forKey: junk.absoluteString, cacheType: .all) == .none)
+
+            let missing = origin.url("/missing.jpg")
+            for _ in 0..<2 {
+                await #expect(throws: WebImageError.invalidDownloadStatusCode(404)) { try await manager.loadImage(with: missing) }
+            }
+            #expect(origin.requestCount("/missing.jpg") == 2)
+            #expect(!manager.isFailedURL(missing))
+        }
+    }
+
+    @Test("a thumbnail of a cached original is derived without a second request")
+    func thumbnailWithoutRequest() async throws {
+        try await withManager { origin, manager, _ in
+            origin.route("/photo.jpg", .fixture("jpeg-progressive.jpg"))
+            let url = origin.url("/photo.jpg")
+            _ = try await manager.loadImage(with: url, options: .waitStoreCache)
+            let thumb = try await manager.loadImage(
+                with: url, context: WebImageContext(thumbnailPixelSize: PixelSize(width: 16, height: 16)))
+            #expect(max(thumb.image.width, thumb.image.height) == 16)
+            #expect(origin.requestCount("/photo.jpg") == 1)
+        }
+    }
+
+    @Test("refreshCached: the cached image first; a 304 gives no second answer, new bytes give one")
+    func revalidation() async throws {
+        try await withManager { origin, manager, _ in
+            origin.route("/live.png", .validated(.fixture("png-rgb.png"), etag: "\"v1\"", lastModified: nil))
+            let url = origin.url("/live.png")
+            _ = try await manager.loadImage(with: url, options: .waitStoreCache)
+
+            let unchanged = ManagerAnswers()
+            manager.loadImage(with: url, options: .refreshCached) { unchanged.record($0) }
+            #expect(await eventually { origin.requestCount("/live.png") == 2 && !manager.isRunning })
+            #expect(unchanged.count == 1)
+            #expect(origin.requests("/live.png").last?.header("if-none-match") == "\"v1\"")
+
+            origin.route("/live.png", .validated(.fixture("png-gray.png"), etag: "\"v2\"", lastModified: nil))
+            let changed = ManagerAnswers()
+            manager.loadImage(with: url, options: [.refreshCached, .waitStoreCache]) { changed.record($0) }
+            #expect(await eventually { changed.count == 2 })
+            let fresh = try #require(try changed.all.last?.get())
+            #expect(fresh.cacheType == .none)
+            let gray = try ImageCodersManager.shared.decode(try Fixtures.data("png-gray.png"))
+            #expect(fresh.image.bitmap == gray.bitmap)
+            #expect(try await manager.loadImage(with: url, options: .fromCacheOnly).image.bitmap == gray.bitmap)
+        }
+    }
+
+    @Test("progressive loads stream partial images before the final one")
+    func progressiveStream() async throws {
+        try await withManager { origin, manager, _ in
+            let data = Fixtures.largeProgressiveJPEG
+            origin.route("/prog.jpg", .drip(.bytes(data), bytesPerSecond: data.count * 4, chunkSize: data.count / 16, contentType: "image/jpeg"))
+            var partials = 0
+            var finals = 0
+            for try await event in manager.images(with: origin.url("/prog.jpg"), options: .progressiveLoad) {
+                switch event {
+                case .partial: partials += 1
+                case .image: finals += 1
+                case .progress: break
+                }
+            }
+            #expect(finals == 1)
+            #expect(partials >= 2)
+        }
+    }
+
+    @Test("the prefetcher keeps at most maxConcurrentPrefetchCount requests in flight")
+    func prefetchWindow() async throws {
+        try await withManager { origin, manager, _ in
+            var urls: [URL] = []
+            for index in 0..<12 {
+                origin.route("/p\(index).png", .delayed(0.05, .fixture("png-gray.png")))
+                urls.append(origin.url("/p\(index).png"))
+            }
+            var settings = ImagePrefetcher.Settings()
+            settings.maxConcurrentPrefetchCount = 3
+            let prefetcher = ImagePrefetcher(manager: manager, settings: settings)
+            let result = await prefetcher.prefetch(urls)
+            #expect(result == (12, 0))
+            #expect(origin.maxConcurrentRequests <= 3)
+            #expect(origin.maxConcurrentRequests >= 2)
+        }
+    }
+}

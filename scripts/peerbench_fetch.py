@@ -247,6 +247,9 @@ def prefetch_rows(ctx, webimage, photos, runs):
     www = os.path.join(tmp, "www")
     log(f"P4: generating {IMAGE_COUNT} images of ~{TARGET_BYTES // 1000} KB")
     names, mean_bytes, how = generate_images(www, photos)
+    # nginx's workers drop root for `nobody`: the temp folders (mkdtemp makes them 0700) must be readable.
+    for folder in (tmp, www):
+        os.chmod(folder, 0o755)
     nginx = Nginx(www, tmp)
     try:
         urls_file = os.path.join(tmp, "urls.txt")

@@ -108,6 +108,9 @@ public final class ImagePrefetcher: Sendable {
                             _ = try await self.manager.loadImage(with: url, options: settings.options, context: settings.context)
                             succeeded = true
                         } catch {
+                            // Cancelled with the prefetch (the task, before the token hears of
+                            // it): neither finished nor skipped.
+                            if (error as? WebImageError) == .cancelled, Task.isCancelled { return }
                             succeeded = false
                         }
                         guard token.record(succeeded: succeeded) != nil else { return }

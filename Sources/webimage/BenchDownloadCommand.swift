@@ -49,7 +49,8 @@ struct BenchDownloadCommand: AsyncParsableCommand {
                 group.addTask {
                     guard let result = try? await downloader.loadImage(with: url, context: context) else { return nil }
                     let path = out + "/" + String(index) + "-" + url.lastPathComponent
-                    FileManager.default.createFile(atPath: path, contents: result.data)
+                    // A plain write, as curl -o does (FileManager.createFile writes a temp file and renames).
+                    try? result.data.write(to: URL(fileURLWithPath: path))
                     return result.data.count
                 }
             }

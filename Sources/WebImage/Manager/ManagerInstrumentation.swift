@@ -35,6 +35,7 @@ public struct ManagerInstrumentation: Sendable {
     }
 
     func failed(_ url: URL, error: WebImageError) {
+        guard error != .cancelled else { return }  // a cancel is the caller's choice, not a failure
         Counter(label: "webimage_failures_total", dimensions: [("code", String(error.code))]).increment()
         logger.debug("load failed", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
     }

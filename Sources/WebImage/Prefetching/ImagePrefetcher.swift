@@ -105,15 +105,17 @@ public final class ImagePrefetcher: Sendable {
                         let index = next.take()
                         guard index < urls.count, await self.window.enter(limit: limit) else { return }
                         let url = urls[index]
-                        let succeeded: Bool
+                        let succeeded: Bool?
                         do {
                             _ = try await self.manager.loadImage(with: url, options: settings.options, context: settings.context)
                             succeeded = true
                         } catch {
-                            succeeded = false
+                            // Cancelled with the prefetch (the task, before the token hears of
+                            // it): neither finished nor skipped.
+                            succeeded = (error as? WebImageError) == .cancelled && Task.isCancelled ? nil : false
                         }
                         self.window.leave(limit: limit)
-                        guard token.record(succeeded: succeeded) != nil else { return }
+                        guard let succeeded, token.record(succeeded: succeeded) != nil else { return }
                         self.notify(settings.observer, url: url, succeeded: succeeded)
                     }
                 }

@@ -49,7 +49,8 @@ struct BenchDownloadCommand: AsyncParsableCommand {
                 group.addTask {
                     guard let result = try? await downloader.loadImage(with: url, context: context) else { return nil }
                     let path = out + "/" + String(index) + "-" + url.lastPathComponent
-                    FileManager.default.createFile(atPath: path, contents: result.data)
+                    // A plain write, as curl -o does (FileManager.createFile writes a temp file and renames).
+                    try? result.data.write(to: URL(fileURLWithPath: path))
                     return result.data.count
                 }
             }
@@ -75,20 +76,5 @@ struct BenchDownloadCommand: AsyncParsableCommand {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    }
-}
-
-/// A coder that accepts any known image format without decoding it: transport measured alone.
-private struct SniffOnlyCoder: ImageCoder {
-    private static let pixel = Image(bitmap: Bitmap(width: 1, height: 1))
-
-    func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) != .undefined }
-    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        guard canDecode(data) else { throw ImageCoderError.unsupportedFormat(.undefined) }
-        return Self.pixel
-    }
-    func canEncode(to format: ImageFormat) -> Bool { false }
-    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        throw ImageCoderError.encodingFailed(format, reason: "sniff-only")
     }
 }

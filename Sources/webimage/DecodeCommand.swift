@@ -59,7 +59,7 @@ struct DecodeCommand: ParsableCommand {
                 format: image.format.rawValue, width: image.width, height: image.height,
                 frames: image.frames.count, loopCount: image.loopCount,
                 hasAlpha: image.hasAlpha)
-            print(try line.jsonLine())
+            print(line.jsonLine())
         } catch let error as CLIError {
             CLIError.exit(with: error.message)
         } catch {
@@ -83,7 +83,7 @@ struct DecodeSummary: Encodable {
     var loopCount: Int
     var hasAlpha: Bool
 
-    func jsonLine() throws -> String {
+    func jsonLine() -> String {
         "{\"format\":\"\(format)\",\"width\":\(width),\"height\":\(height),\"frames\":\(frames),"
             + "\"loopCount\":\(loopCount),\"hasAlpha\":\(hasAlpha)}"
     }

@@ -4,7 +4,21 @@ import ArgumentParser
 struct WebImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
-        abstract: "Decode, fetch and cache images: SDWebImage's loading system for Swift on Linux.",
-        subcommands: [DecodeCommand.self, ShowCommand.self, BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self, BenchDownloadCommand.self]
+        abstract: "Fetch, cache, prefetch and decode images: SDWebImage's loading system for Swift on Linux.",
+        discussion: """
+            Examples:
+              webimage fetch https://example.com/cat.jpg --thumbnail 256x256 -o cat.png -v
+              webimage prefetch --from urls.txt --concurrency 16
+              webimage cache info
+              webimage decode photo.jpg
+              webimage show https://example.com/cat.jpg
+
+            Images are cached in $XDG_CACHE_HOME/webimage/default (else ~/.cache/webimage/default); \
+            --cache-dir DIR picks another. `webimage help COMMAND` explains each command.
+            """,
+        subcommands: [
+            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DecodeCommand.self, ShowCommand.self,
+            BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self, BenchDownloadCommand.self,
+        ]
     )
 }

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// `webimage fetch`, run as a process against the loopback origin, each test with a cache
+/// directory of its own.
+@Suite("webimage fetch")
+struct FetchCommandTests {
+    @Test func aSecondFetchIsADiskHitWithoutARequest() async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        origin.route("/cat.jpg", .fixture("jpeg-baseline.jpg"))
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let args = ["fetch", origin.url("/cat.jpg").absoluteString, "--cache-dir", dir.path, "-v"]
+
+        let first = try await CLIRunner.run(args)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix(#"{"format":"jpeg","width":"#))
+        #expect(first.stdout.hasSuffix(#","cacheType":"none"}"# + "\n"))
+        #expect(first.stderr.contains("cache miss, loaded"))
+
+        let second = try await CLIRunner.run(args)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.hasSuffix(#","cacheType":"disk"}"# + "\n"))
+        #expect(second.stderr.contains("disk cache hit"))
+        #expect(second.stderr.contains("bytes"))
+        #expect(origin.requestCount("/cat.jpg") == 1)
+    }
+
+    @Test func writesAThumbnailInTheFormatOfTheExtension() async throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("thumb.webp")
+        let result = try await CLIRunner.run([
+            "fetch", Fixtures.directory.appendingPathComponent("jpeg-baseline.jpg").path,
+            "--thumbnail", "24x24", "-o", out.path, "--quality", "80", "--cache-dir", dir.appendingPathComponent("cache").path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""width":24,"height":16"#))
+        let written = try ImageCodersManager.shared.decode(try Data(contentsOf: out))
+        #expect(written.format == .webp)
+        #expect(written.pixelSize == PixelSize(width: 24, height: 16))
+    }
+
+    @Test func appliesTransformStepsInOrderAndUprightsTheOutput() async throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.img")
+        let result = try await CLIRunner.run([
+            "fetch", Fixtures.directory.appendingPathComponent("png-rgba.png").path,
+            "--transform", "crop:0,0,20,10,flip:h", "--transform", "rotate:90", "--format", "png", "-o", out.path,
+            "--cache-dir", dir.appendingPathComponent("cache").path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try PNGCoder().decode(try Data(contentsOf: out))
+        #expect(written.pixelSize == PixelSize(width: 10, height: 20))
+    }
+
+    @Test func noCacheNeitherReadsNorWrites() async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        origin.route("/a.png", .fixture("png-rgb.png"))
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for _ in 0..<2 {
+            let result = try await CLIRunner.run(["fetch", origin.url("/a.png").absoluteString, "--no-cache", "--cache-dir", dir.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains(#""cacheType":"none""#))
+        }
+        #expect(origin.requestCount("/a.png") == 2)
+        #expect(DiskCache(directory: dir).totalCount == 0)
+    }
+
+    @Test func aMissingImageIsOneErrorLine() async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try await CLIRunner.run(["fetch", origin.url("/nope.jpg").absoluteString, "--cache-dir", dir.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("error: ") == true)
+        #expect(result.stderr.contains("HTTP 404"))
+    }
+
+    @Test("bad arguments are usage errors (exit 64)", arguments: [
+        ["fetch"],
+        ["fetch", "a.jpg", "--thumbnail", "big"],
+        ["fetch", "a.jpg", "--transform", "spin:3"],
+        ["fetch", "a.jpg", "--transform", "crop:1,2"],
+        ["fetch", "a.jpg", "--format", "bmp", "-o", "x"],
+        ["fetch", "a.jpg", "--quality", "80"],
+        ["prefetch", "--concurrency", "0"],
+        ["cache", "purge"],
+        ["frobnicate"],
+    ])
+    func badArguments(arguments: [String]) async throws {
+        let result = try await CLIRunner.run(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains("Error:") || result.stderr.contains("error:"))
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// `webimage prefetch`, run as a process against the loopback origin.
+@Suite("webimage prefetch")
+struct PrefetchCommandTests {
+    @Test func aFailingURLIsSkippedWithExitStatus2AndTheRestIsCached() async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        origin.route("/a.jpg", .fixture("jpeg-baseline.jpg"))
+        origin.route("/b.png", .fixture("png-rgb.png"))
+        origin.route("/c.webp", .fixture("webp-lossy.webp"))
+        origin.route("/page.jpg", .html)
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let list = dir.appendingPathComponent("urls.txt")
+        try """
+            # three images, a missing one and a web page
+            \(origin.url("/a.jpg"))
+
+              \(origin.url("/b.png"))
+            \(origin.url("/missing.jpg"))
+            \(origin.url("/c.webp"))
+            \(origin.url("/page.jpg"))
+            """.write(to: list, atomically: true, encoding: .utf8)
+        let cache = dir.appendingPathComponent("cache")
+
+        let result = try await CLIRunner.run(["prefetch", "--from", list.path, "--cache-dir", cache.path, "--no-progress", "-v"])
+        #expect(result.status == 2, "\(result.stderr)")
+        let last = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.range(of: #"^finished 3, skipped 2 in \d+\.\d s$"#, options: .regularExpression) != nil, "\(last)")
+        #expect(result.stderr.contains("skipped \(origin.url("/missing.jpg"))"))
+        #expect(result.stderr.contains("skipped \(origin.url("/page.jpg"))"))
+        #expect(DiskCache(directory: cache).totalCount == 3)
+
+        // Again: the cached three cost no request; the failures are tried again.
+        let again = try await CLIRunner.run(["prefetch", "--from", list.path, "--cache-dir", cache.path, "--no-progress"])
+        #expect(again.status == 2)
+        #expect(again.stdout.hasPrefix("finished 3, skipped 2 in "))
+        #expect(origin.requestCount("/a.jpg") == 1)
+        #expect(origin.requestCount("/missing.jpg") == 2)
+
+        let refetch = try await CLIRunner.run(["fetch", origin.url("/b.png").absoluteString, "--cache-dir", cache.path])
+        #expect(refetch.stdout.contains(#""cacheType":"disk""#))
+        #expect(origin.requestCount("/b.png") == 1)
+    }
+
+    @Test func allSucceededExitsZeroWithPlainProgressOffATerminal() async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let urls = (0..<20).map { origin.url("/fixtures/png-rgb.png?n=\($0)").absoluteString }
+        let result = try await CLIRunner.run(["prefetch", "--concurrency", "4", "--cache-dir", dir.path] + urls)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("finished 20, skipped 0 in "))
+        #expect(!result.stderr.contains("\u{1B}["))  // no bar: stderr is a pipe
+        #expect(origin.maxConcurrentRequests <= 4)
+    }
+
+    @Test func ctrlCStopsCleanlyAndKeepsWhatFinished() async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        origin.route("/fast.png", .fixture("png-rgb.png"))
+        origin.route("/slow.png", .delayed(60, .fixture("png-rgb.png")))
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let list = dir.appendingPathComponent("urls.txt")
+        let urls = [origin.url("/fast.png")] + (0..<8).map { origin.url("/slow.png?n=\($0)") }
+        try urls.map(\.absoluteString).joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        let cache = dir.appendingPathComponent("cache")
+
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = ["prefetch", "--from", list.path, "--cache-dir", cache.path, "--concurrency", "4", "--no-progress"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while origin.requestCount("/slow.png") < 3 || DiskCache(directory: cache).totalCount < 1, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.interrupt()
+        let stdout = await Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(String(decoding: stdout, as: UTF8.self).hasPrefix("finished 1, skipped 0 in "))
+        #expect(DiskCache(directory: cache).totalCount == 1)
+    }
+}

@@ -1,0 +1,388 @@
+"""Rows P4, P6 and P1 of scripts/compare-peers (imported by it; not run on its own).
+
+P4  Bulk prefetch: 5,000 JPEGs of ~30 KB, served by nginx on 127.0.0.1 (started here with a temporary
+    config, one worker, access log off), fetched into a fresh folder, on disk and on tmpfs, by
+      webimage prefetch --from LIST --concurrency 16 --cache-dir DIR --no-progress   (ImagePrefetcher:
+          download, check the signature, store the original bytes in the disk cache; --decode: decode too)
+      curl --parallel --parallel-max 16 --config LIST   (writes each file)
+      aria2c -j16 -i LIST -d DIR                        (writes each file)
+    each timed whole (process start to exit) under /usr/bin/time -v, K runs alternating, medians reported.
+    images/s = 5,000 / wall seconds; CPU s = user + sys of the client process. nginx's own ceiling
+    comes from wrk (-t1 -c16, the same 5,000 paths in turn) for context.
+    Ratio = WebImage images/s / peer images/s (>= 1: WebImage as fast or faster). Goal: >= 1.0x curl.
+P6  Peak RSS of those webimage prefetch runs (/usr/bin/time -v "Maximum resident set size").
+    Goal: < 150 MB.
+P1  Memory-hit latency: `swift package benchmark --target ManagerBenchmarks` in Benchmarks/
+    (ImageManager.loadImage on a memory hit, async and callback, vs a Mutex dictionary lookup).
+"""
+import os
+import random
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+
+IMAGE_COUNT = 5000
+TARGET_BYTES = 30_000
+CONCURRENCY = 16
+TILE = (400, 300)
+
+
+class Table:
+    """A row's result that is not per-file decode timings: a header, rows and notes."""
+
+    def __init__(self, row, header, rows, notes=(), peers=""):
+        self.row, self.header, self.rows, self.notes, self.peers = row, header, rows, list(notes), peers
+
+
+def log(message):
+    print(f"compare-peers: {message}", flush=True, file=__import__("sys").stderr)
+
+
+# ------------------------------------------------------------------------------------- images
+
+def source_photo(photos):
+    """The largest JPEG in .photos/ if scripts/fetch-photos ran, else a synthetic photo-like image."""
+    from PIL import Image, ImageFilter
+
+    folder = os.path.join(photos, "jpeg")
+    if os.path.isdir(folder):
+        files = sorted((os.path.getsize(os.path.join(folder, n)), n) for n in os.listdir(folder) if n.endswith(".jpg"))
+        # The 2560-px photos crop into varied 400x300 tiles; the 5640-px one is slow to load.
+        for _, name in files:
+            im = Image.open(os.path.join(folder, name))
+            if im.width <= 4000:
+                return im.convert("RGB"), f".photos/jpeg/{name}"
+    # Smooth colour fields with fine grain: compresses like a photo, not like noise or flat colour.
+    w, h = 2400, 1600
+    base = Image.effect_noise((w // 16, h // 16), 80).resize((w, h), Image.BICUBIC).filter(ImageFilter.GaussianBlur(6))
+    r = Image.linear_gradient("L").resize((w, h))
+    g = base
+    b = Image.radial_gradient("L").resize((w, h))
+    grain = Image.effect_noise((w, h), 18)
+    im = Image.merge("RGB", (Image.blend(r, grain, 0.25), Image.blend(g, grain, 0.2), Image.blend(b, grain, 0.25)))
+    return im, "synthetic (gradients + noise; run scripts/fetch-photos for a real photo)"
+
+
+def generate_images(folder, photos, count=IMAGE_COUNT):
+    """count JPEGs of about TARGET_BYTES: TILE crops of one photo at seeded offsets and mirrorings,
+    the quality picked so the mean size lands near the target. Returns (names, mean bytes, source)."""
+    from PIL import Image, ImageOps
+    import io
+
+    photo, source = source_photo(photos)
+    rng = random.Random(6)
+    crops = []
+    for _ in range(count):
+        x = rng.randrange(0, photo.width - TILE[0])
+        y = rng.randrange(0, photo.height - TILE[1])
+        crops.append((x, y, rng.random() < 0.5))
+
+    def tile(spec):
+        x, y, mirror = spec
+        im = photo.crop((x, y, x + TILE[0], y + TILE[1]))
+        return ImageOps.mirror(im) if mirror else im
+
+    def encoded(im, quality):
+        out = io.BytesIO()
+        im.save(out, "JPEG", quality=quality)
+        return out.getvalue()
+
+    sample = [tile(c) for c in crops[:40]]
+    low, high = 20, 95
+    while low < high:  # the highest quality whose sample mean stays within the target
+        mid = (low + high + 1) // 2
+        if statistics.fmean(len(encoded(im, mid)) for im in sample) <= TARGET_BYTES:
+            low = mid
+        else:
+            high = mid - 1
+    os.makedirs(folder, exist_ok=True)
+    names, total = [], 0
+    for i, spec in enumerate(crops):
+        name = f"{i:05d}.jpg"
+        data = encoded(tile(spec), low)
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+        names.append(name)
+        total += len(data)
+    return names, total / count, f"{source}, {TILE[0]}x{TILE[1]} crops, JPEG q{low}"
+
+
+# -------------------------------------------------------------------------------------- nginx
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Nginx:
+    """nginx serving `root` on 127.0.0.1:port from a throwaway prefix; stopped by stop()."""
+
+    def __init__(self, root, tmp):
+        self.binary = shutil.which("nginx") or "/usr/sbin/nginx"
+        self.port = free_port()
+        self.prefix = os.path.join(tmp, "nginx")
+        os.makedirs(os.path.join(self.prefix, "logs"), exist_ok=True)
+        conf = os.path.join(self.prefix, "nginx.conf")
+        temp = lambda name: os.path.join(self.prefix, name)
+        with open(conf, "w") as f:
+            f.write(f"""
+worker_processes 1;
+daemon off;
+pid {temp('nginx.pid')};
+error_log {temp('logs/error.log')} warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    keepalive_timeout 60;
+    types {{ image/jpeg jpg; }}
+    client_body_temp_path {temp('client')};
+    proxy_temp_path {temp('proxy')};
+    fastcgi_temp_path {temp('fastcgi')};
+    uwsgi_temp_path {temp('uwsgi')};
+    scgi_temp_path {temp('scgi')};
+    server {{
+        listen 127.0.0.1:{self.port};
+        root {root};
+    }}
+}}
+""")
+        self.process = subprocess.Popen([self.binary, "-p", self.prefix, "-e", temp("logs/error.log"), "-c", conf],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("nginx exited: " + self.process.stderr.read().decode(errors="replace")[-500:])
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("nginx did not start listening within 10 s")
+
+    def url(self, name):
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def version(self):
+        result = subprocess.run([self.binary, "-v"], capture_output=True, text=True)
+        return (result.stderr or result.stdout).strip().replace("nginx version: ", "")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()  # SIGTERM: nginx's fast shutdown
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+# ------------------------------------------------------------------------------------ clients
+
+def run_timed(cmd, cwd=None):
+    """Runs cmd under /usr/bin/time -v: wall s (measured here), CPU s (user + sys), peak RSS MB."""
+    start = time.perf_counter()
+    result = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    stats = {}
+    for line in result.stderr.splitlines():
+        key, _, value = line.strip().rpartition(": ")
+        stats[key] = value
+    cpu = float(stats.get("User time (seconds)", "nan")) + float(stats.get("System time (seconds)", "nan"))
+    rss = int(stats.get("Maximum resident set size (kbytes)", "0")) / 1024
+    return {"wall": wall, "cpu": cpu, "rss": rss, "status": result.returncode,
+            "stdout": result.stdout, "stderr": result.stderr}
+
+
+def count_files(folder):
+    return sum(1 for n in os.listdir(folder) if not n.startswith(".")) if os.path.isdir(folder) else 0
+
+
+def tools(webimage, urls_file, curl_config, aria_list):
+    """name -> (command for an output dir, how to count what arrived, the command as shown)."""
+    return {
+        "webimage prefetch": (
+            lambda out: [webimage, "prefetch", "--from", urls_file, "--concurrency", str(CONCURRENCY),
+                         "--cache-dir", out, "--no-progress"],
+            lambda out, r: int(m.group(1)) if (m := re.search(r"finished (\d+), skipped", r["stdout"])) else 0,
+            f"webimage prefetch --from LIST --concurrency {CONCURRENCY} --cache-dir DIR --no-progress"),
+        "webimage prefetch --decode": (
+            lambda out: [webimage, "prefetch", "--from", urls_file, "--concurrency", str(CONCURRENCY),
+                         "--cache-dir", out, "--no-progress", "--decode"],
+            lambda out, r: int(m.group(1)) if (m := re.search(r"finished (\d+), skipped", r["stdout"])) else 0,
+            f"webimage prefetch --from LIST --concurrency {CONCURRENCY} --cache-dir DIR --no-progress --decode"),
+        "curl --parallel": (
+            lambda out: ["curl", "--parallel", "--parallel-max", str(CONCURRENCY), "--silent", "--fail",
+                         "--config", curl_config],
+            lambda out, r: count_files(out),
+            f"curl --parallel --parallel-max {CONCURRENCY} --silent --fail --config LIST (url/output pairs)"),
+        "aria2c -j16": (
+            lambda out: ["aria2c", f"-j{CONCURRENCY}", "-i", aria_list, "-d", out, "--quiet=true",
+                         "--file-allocation=none", "--auto-file-renaming=false", "--allow-overwrite=true",
+                         "--summary-interval=0"],
+            lambda out, r: count_files(out),
+            f"aria2c -j{CONCURRENCY} -i LIST -d DIR --quiet --file-allocation=none"),
+    }
+
+
+def wrk_ceiling(nginx, names, tmp, seconds=5):
+    """Requests/s nginx serves the same files at, -t1 -c16 (a Lua script walks the paths)."""
+    if not shutil.which("wrk"):
+        return None, "wrk not installed"
+    script = os.path.join(tmp, "paths.lua")
+    with open(script, "w") as f:
+        f.write("local n = 0\nlocal count = %d\nrequest = function()\n  n = n %% count + 1\n"
+                "  return wrk.format(nil, string.format('/%%05d.jpg', n - 1))\nend\n" % len(names))
+    cmd = ["wrk", "-t1", f"-c{CONCURRENCY}", f"-d{seconds}s", "-s", script, nginx.url("")]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"Requests/sec:\s+([\d.]+)", result.stdout)
+    return (float(m.group(1)) if m else None), " ".join(cmd[:-2] + ["paths.lua", "URL"])
+
+
+def output_targets(tmp):
+    """Where the clients write: the disk (ext4 here, next to the temp folder) and tmpfs, which takes
+    the file system out and leaves the clients' own cost."""
+    targets = [("disk", tmp)]
+    if os.path.isdir("/dev/shm"):
+        targets.append(("tmpfs", tempfile.mkdtemp(prefix="compare-peers-p4-", dir="/dev/shm")))
+    return targets
+
+
+def prefetch_rows(ctx, webimage, photos, runs):
+    """Measures P4 and P6; returns (p4 Table, p6 Table)."""
+    tmp = ctx.tmp
+    www = os.path.join(tmp, "www")
+    log(f"P4: generating {IMAGE_COUNT} images of ~{TARGET_BYTES // 1000} KB")
+    names, mean_bytes, how = generate_images(www, photos)
+    # nginx's workers drop root for `nobody`: the temp folders (mkdtemp makes them 0700) must be readable.
+    for folder in (tmp, www):
+        os.chmod(folder, 0o755)
+    targets = output_targets(tmp)
+    nginx = Nginx(www, tmp)
+    results = {}  # (target, client) -> (samples, shown)
+    try:
+        urls_file = os.path.join(tmp, "urls.txt")
+        curl_config = os.path.join(tmp, "curl.config")
+        with open(urls_file, "w") as f:
+            f.write("\n".join(nginx.url(n) for n in names) + "\n")
+        clients = tools(webimage, urls_file, curl_config, urls_file)
+        for target, folder in targets:
+            # Output folders are removed only after the last run: ext4 makes creating inodes slow
+            # while many were just deleted (recently_deleted), which would tax every run after the first.
+            outs = []
+            for run in range(runs):  # round-robin, so drift in the machine's load hits every client alike
+                for name, (command, counted, shown) in clients.items():
+                    samples = results.setdefault((target, name), ([], shown))[0]
+                    if ctx.out_of_time() and samples:
+                        continue
+                    out = os.path.join(folder, f"out-{len(outs)}")
+                    os.makedirs(out)
+                    outs.append(out)
+                    if name.startswith("curl"):
+                        with open(curl_config, "w") as f:
+                            for n in names:
+                                f.write(f'url = "{nginx.url(n)}"\noutput = "{os.path.join(out, n)}"\n')
+                    r = run_timed(command(out))
+                    r["images"] = counted(out, r)
+                    samples.append(r)
+                    log(f"P4 {target} {name} run {run + 1}: {r['images']} images in {r['wall']:.2f} s, "
+                        f"CPU {r['cpu']:.2f} s, RSS {r['rss']:.0f} MB, exit {r['status']}")
+            for out in outs:
+                shutil.rmtree(out, ignore_errors=True)
+        ceiling, wrk_cmd = wrk_ceiling(nginx, names, tmp)
+        server = nginx.version()
+    finally:
+        nginx.stop()
+        for target, folder in targets:
+            if target != "disk":
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def median(samples, key):
+        return statistics.median(s[key] for s in samples)
+
+    p4_rows = []
+    for target, _ in targets:
+        ours_rate = IMAGE_COUNT / median(results[(target, "webimage prefetch")][0], "wall")
+        for (where, name), (samples, shown) in results.items():
+            if where != target:
+                continue
+            wall = median(samples, "wall")
+            rate = IMAGE_COUNT / wall
+            complete = all(s["images"] == IMAGE_COUNT and s["status"] == 0 for s in samples)
+            ratio = "-" if name.startswith("webimage") else f"{ours_rate / rate:.2f}x"
+            goal = f"{'meets' if ours_rate >= rate else 'MISSES'} >= 1.00x" if name.startswith("curl") else "-"
+            p4_rows.append(["P4", target, name, f"`{shown}`", len(samples), f"{wall:.2f}", f"{rate:.0f}",
+                            f"{median(samples, 'cpu'):.2f}", f"{median(samples, 'rss'):.0f}", ratio, goal,
+                            "all 5000" if complete else "INCOMPLETE: " + ", ".join(str(s["images"]) for s in samples)])
+    p4_rows.append(["P4", "-", "nginx ceiling (wrk)", f"`{wrk_cmd}`", 1, "-",
+                    f"{ceiling:.0f}" if ceiling else "n/a", "-", "-", "-", "-", "requests/s, server side only"])
+    header = ["Row", "Output", "Client", "Command", "Runs", "Wall s (median)", "Images/s", "CPU s (user+sys)",
+              "Peak RSS MB", "Ratio (WebImage / peer, images/s)", "Goal", "Arrived"]
+    notes = [f"{IMAGE_COUNT} JPEGs, mean {mean_bytes / 1000:.1f} KB ({how}), served by {server} on 127.0.0.1 "
+             "(1 worker, sendfile, keep-alive); client and server share the machine's cores.",
+             "Output: `disk` = a fresh folder on the root file system (ext4) per run, `tmpfs` = the same in /dev/shm "
+             "(no file system cost: what is left is each client's own work). Runs alternate between clients.",
+             "webimage prefetch checks each body's signature and stores the original bytes atomically in its disk "
+             "cache (temp file + rename, plus a sidecar with the HTTP validators when the server sends ETag or "
+             "Last-Modified, as nginx does); `--decode` also decodes every image. curl and aria2c write the bytes."]
+    p4 = Table("P4", header, p4_rows, notes)
+
+    p6_rows = []
+    for (target, name), (samples, _) in results.items():
+        values = [s["rss"] for s in samples]
+        goal = f"{'meets' if max(values) < 150 else 'MISSES'} < 150 MB" if name.startswith("webimage") else "-"
+        p6_rows.append(["P6", target, name, len(values), f"{statistics.median(values):.0f}", f"{max(values):.0f}", goal])
+    p6 = Table("P6", ["Row", "Output", "Client", "Runs", "Peak RSS MB (median)", "Peak RSS MB (max)", "Goal"], p6_rows,
+               [f"Maximum resident set size from /usr/bin/time -v, the P4 runs ({IMAGE_COUNT} images each)."])
+    return p4, p6
+
+
+# ----------------------------------------------------------------------------------------- P1
+
+def memory_hit_row(benchmarks_dir):
+    """Runs the ManagerBenchmarks target and reads the wall-clock percentiles per benchmark."""
+    cmd = ["swift", "package", "benchmark", "--target", "ManagerBenchmarks", "--format", "markdown", "--no-progress"]
+    log(f"P1: (cd {benchmarks_dir} && {' '.join(cmd)})")
+    result = subprocess.run(cmd, cwd=benchmarks_dir, capture_output=True, text=True)
+    if result.returncode != 0:
+        tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-5:]
+        return Table("P1", ["Row", "Benchmark", "Result"], [["P1", "ManagerBenchmarks", "failed: " + " / ".join(tail)]])
+    rows, name, wall = [], None, {}
+    for line in result.stdout.splitlines():
+        heading = re.match(r"^#+\s+(.*?)\s+metrics\s*$", line)
+        if heading:
+            name = heading.group(1)
+            continue
+        if name and line.startswith("| Time (wall clock)"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            unit = re.search(r"\((\S+)\)", cells[0])
+            wall[name] = (cells[1:], unit.group(1) if unit else "?")
+    header_cells = ["p0", "p25", "p50", "p75", "p90", "p99", "p100"]
+    baseline = None
+    for bench, (cells, unit) in wall.items():
+        if "Mutex" in bench:
+            baseline = float(cells[2].replace(",", "")) if cells[2].replace(",", "").replace(".", "").isdigit() else None
+    for bench, (cells, unit) in wall.items():
+        p50 = cells[2].replace(",", "")
+        per_load = f"{p50} ns" if unit in ("μs", "us") else f"{p50} {unit}/1000 loads"
+        ratio = "-"
+        if baseline and "Mutex" not in bench:
+            try:
+                ratio = f"{float(p50) / baseline:.1f}x"
+            except ValueError:
+                pass
+        rows.append(["P1", bench, per_load, " / ".join(cells[:7]) + f" {unit}", ratio])
+    if not rows:
+        rows.append(["P1", "ManagerBenchmarks", "no wall-clock rows found in the output", "-", "-"])
+    return Table("P1", ["Row", "Benchmark", "p50 per load", f"Per 1,000 loads ({', '.join(header_cells)})",
+                        "vs Mutex dictionary"], rows,
+                 [f"`cd Benchmarks && {' '.join(cmd)}`; 1,000 loads per iteration (scalingFactor .kilo), "
+                  "so µs per iteration = ns per load."])

@@ -49,6 +49,32 @@ struct ImageManagerHTTPTests {
         }
     }
 
+    @Test("cancelling the operation, or the calling task, stops the download at the origin")
+    func cancelStopsDownload() async throws {
+        try await withManager { origin, manager, cache in
+            let gate = OriginGate()
+            defer { gate.open() }
+            origin.route("/held.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
+            let url = origin.url("/held.jpg")
+
+            let answers = ManagerAnswers()
+            let operation = manager.loadImage(with: url) { answers.record($0) }
+            #expect(await eventually { origin.inFlightRequests == 1 })
+            operation.cancel()
+            #expect(answers.count == 1)
+            #expect(answers.last.map { if case .failure(.cancelled) = $0 { true } else { false } } == true)
+            #expect(await eventually { origin.inFlightRequests == 0 })
+
+            let task = Task { try await manager.loadImage(with: url) }
+            #expect(await eventually { origin.requestCount("/held.jpg") == 2 && origin.inFlightRequests == 1 })
+            task.cancel()
+            await #expect(throws: WebImageError.cancelled) { try await task.value }
+            #expect(await eventually { origin.inFlightRequests == 0 })
+            #expect(await eventually { !manager.isRunning })
+            #expect(await cache.containsImage(forKey: url.absoluteString, cacheType: .all) == .none)
+        }
+    }
+
     @Test("undecodable bytes blocklist the URL (no second request); a 404 does not")
     func blocklist() async throws {
         try await withManager { origin, manager, cache in
@@ -99,6 +125,8 @@ struct ImageManagerHTTPTests {
             let changed = ManagerAnswers()
             manager.loadImage(with: url, options: [.refreshCached, .waitStoreCache]) { changed.record($0) }
             #expect(await eventually { changed.count == 2 })
+            let rgb = try ImageCodersManager.shared.decode(try Fixtures.data("png-rgb.png"))
+            #expect(try changed.all.first?.get().image.bitmap == rgb.bitmap)  // the cached image came first
             let fresh = try #require(try changed.all.last?.get())
             #expect(fresh.cacheType == .none)
             let gray = try ImageCodersManager.shared.decode(try Fixtures.data("png-gray.png"))

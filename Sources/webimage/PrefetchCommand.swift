@@ -67,7 +67,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
         let pipeline = CLIPipeline(cacheDirectory: cacheDirectory.path, concurrency: concurrency)
         let tally = PrefetchTally(total: list.count)
-        let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally)
+        let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally, logger: logger)
         await pipeline.shutdown()
 
         let seconds = tally.elapsedSeconds
@@ -85,7 +85,7 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     /// Runs the prefetch with the progress display and Ctrl-C handling; answers whether it was
     /// interrupted and the final counts.
-    private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally) async -> (Bool, PrefetchTally.Snapshot) {
+    private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally, logger: Logger) async -> (Bool, PrefetchTally.Snapshot) {
         var settings = ImagePrefetcher.Settings()
         settings.maxConcurrentPrefetchCount = concurrency
         // The process exits when the list is done, so a store must be on disk before its load
@@ -94,7 +94,11 @@ struct PrefetchCommand: AsyncParsableCommand {
         settings.context.storeCacheType = .disk
         settings.context.queryCacheType = .disk
         settings.observer = { event in
-            if case .didPrefetch(let url, let succeeded, _, _) = event { tally.record(url, succeeded: succeeded) }
+            guard case .didPrefetch(let url, let succeeded, _, _) = event else { return }
+            tally.record(url, succeeded: succeeded)
+            // With .waitStoreCache the bytes are on disk by now: scripts/crash-consistency holds
+            // the CLI to every URL it reports this way.
+            if succeeded { logger.debug("stored \(url.absoluteString)") }
         }
         let prefetcher = ImagePrefetcher(manager: pipeline.manager, settings: settings)
 

@@ -1,12 +1,12 @@
 """Rows P4, P6 and P1 of scripts/compare-peers (imported by it; not run on its own).
 
 P4  Bulk prefetch: 5,000 JPEGs of ~30 KB, served by nginx on 127.0.0.1 (started here with a temporary
-    config, one worker, access log off), fetched into a fresh directory by
+    config, one worker, access log off), fetched into a fresh folder, on disk and on tmpfs, by
       webimage prefetch --from LIST --concurrency 16 --cache-dir DIR --no-progress   (ImagePrefetcher:
-          download, decode to verify, store the original bytes in the disk cache)
-      curl --parallel --parallel-max 16 --config LIST   (writes each file, no decode)
-      aria2c -j16 -i LIST -d DIR                        (writes each file, no decode)
-    each timed whole (process start to exit) under /usr/bin/time -v, K runs, medians reported.
+          download, check the signature, store the original bytes in the disk cache; --decode: decode too)
+      curl --parallel --parallel-max 16 --config LIST   (writes each file)
+      aria2c -j16 -i LIST -d DIR                        (writes each file)
+    each timed whole (process start to exit) under /usr/bin/time -v, K runs alternating, medians reported.
     images/s = 5,000 / wall seconds; CPU s = user + sys of the client process. nginx's own ceiling
     comes from wrk (-t1 -c16, the same 5,000 paths in turn) for context.
     Ratio = WebImage images/s / peer images/s (>= 1: WebImage as fast or faster). Goal: >= 1.0x curl.
@@ -22,6 +22,7 @@ import shutil
 import socket
 import statistics
 import subprocess
+import tempfile
 import time
 
 IMAGE_COUNT = 5000
@@ -213,6 +214,11 @@ def tools(webimage, urls_file, curl_config, aria_list):
                          "--cache-dir", out, "--no-progress"],
             lambda out, r: int(m.group(1)) if (m := re.search(r"finished (\d+), skipped", r["stdout"])) else 0,
             f"webimage prefetch --from LIST --concurrency {CONCURRENCY} --cache-dir DIR --no-progress"),
+        "webimage prefetch --decode": (
+            lambda out: [webimage, "prefetch", "--from", urls_file, "--concurrency", str(CONCURRENCY),
+                         "--cache-dir", out, "--no-progress", "--decode"],
+            lambda out, r: int(m.group(1)) if (m := re.search(r"finished (\d+), skipped", r["stdout"])) else 0,
+            f"webimage prefetch --from LIST --concurrency {CONCURRENCY} --cache-dir DIR --no-progress --decode"),
         "curl --parallel": (
             lambda out: ["curl", "--parallel", "--parallel-max", str(CONCURRENCY), "--silent", "--fail",
                          "--config", curl_config],
@@ -241,83 +247,101 @@ def wrk_ceiling(nginx, names, tmp, seconds=5):
     return (float(m.group(1)) if m else None), " ".join(cmd[:-2] + ["paths.lua", "URL"])
 
 
+def output_targets(tmp):
+    """Where the clients write: the disk (ext4 here, next to the temp folder) and tmpfs, which takes
+    the file system out and leaves the clients' own cost."""
+    targets = [("disk", tmp)]
+    if os.path.isdir("/dev/shm"):
+        targets.append(("tmpfs", tempfile.mkdtemp(prefix="compare-peers-p4-", dir="/dev/shm")))
+    return targets
+
+
 def prefetch_rows(ctx, webimage, photos, runs):
     """Measures P4 and P6; returns (p4 Table, p6 Table)."""
     tmp = ctx.tmp
     www = os.path.join(tmp, "www")
     log(f"P4: generating {IMAGE_COUNT} images of ~{TARGET_BYTES // 1000} KB")
     names, mean_bytes, how = generate_images(www, photos)
+    # nginx's workers drop root for `nobody`: the temp folders (mkdtemp makes them 0700) must be readable.
+    for folder in (tmp, www):
+        os.chmod(folder, 0o755)
+    targets = output_targets(tmp)
     nginx = Nginx(www, tmp)
+    results = {}  # (target, client) -> (samples, shown)
     try:
         urls_file = os.path.join(tmp, "urls.txt")
         curl_config = os.path.join(tmp, "curl.config")
-        aria_list = os.path.join(tmp, "aria2.txt")
         with open(urls_file, "w") as f:
             f.write("\n".join(nginx.url(n) for n in names) + "\n")
-        with open(aria_list, "w") as f:
-            f.write("\n".join(nginx.url(n) for n in names) + "\n")
-        results = {}
-        clients = tools(webimage, urls_file, curl_config, aria_list)
-        for name, (command, counted, shown) in clients.items():
-            samples = []
-            for run in range(runs):
-                if ctx.out_of_time() and samples:
-                    break
-                out = os.path.join(tmp, f"out-{len(results)}-{run}")
+        clients = tools(webimage, urls_file, curl_config, urls_file)
+        for target, folder in targets:
+            # Output folders are removed only after the last run: ext4 makes creating inodes slow
+            # while many were just deleted (recently_deleted), which would tax every run after the first.
+            outs = []
+            for run in range(runs):  # round-robin, so drift in the machine's load hits every client alike
+                for name, (command, counted, shown) in clients.items():
+                    samples = results.setdefault((target, name), ([], shown))[0]
+                    if ctx.out_of_time() and samples:
+                        continue
+                    out = os.path.join(folder, f"out-{len(outs)}")
+                    os.makedirs(out)
+                    outs.append(out)
+                    if name.startswith("curl"):
+                        with open(curl_config, "w") as f:
+                            for n in names:
+                                f.write(f'url = "{nginx.url(n)}"\noutput = "{os.path.join(out, n)}"\n')
+                    r = run_timed(command(out))
+                    r["images"] = counted(out, r)
+                    samples.append(r)
+                    log(f"P4 {target} {name} run {run + 1}: {r['images']} images in {r['wall']:.2f} s, "
+                        f"CPU {r['cpu']:.2f} s, RSS {r['rss']:.0f} MB, exit {r['status']}")
+            for out in outs:
                 shutil.rmtree(out, ignore_errors=True)
-                os.makedirs(out)
-                if name.startswith("curl"):
-                    with open(curl_config, "w") as f:
-                        for n in names:
-                            f.write(f'url = "{nginx.url(n)}"\noutput = "{os.path.join(out, n)}"\n')
-                r = run_timed(command(out))
-                r["images"] = counted(out, r)
-                shutil.rmtree(out, ignore_errors=True)
-                samples.append(r)
-                log(f"P4 {name} run {run + 1}: {r['images']} images in {r['wall']:.2f} s, "
-                    f"CPU {r['cpu']:.2f} s, RSS {r['rss']:.0f} MB, exit {r['status']}")
-            results[name] = (samples, shown)
         ceiling, wrk_cmd = wrk_ceiling(nginx, names, tmp)
         server = nginx.version()
     finally:
         nginx.stop()
+        for target, folder in targets:
+            if target != "disk":
+                shutil.rmtree(folder, ignore_errors=True)
 
     def median(samples, key):
         return statistics.median(s[key] for s in samples)
 
-    ours = results["webimage prefetch"][0]
-    ours_rate = IMAGE_COUNT / median(ours, "wall")
     p4_rows = []
-    for name, (samples, shown) in results.items():
-        wall = median(samples, "wall")
-        rate = IMAGE_COUNT / wall
-        complete = all(s["images"] == IMAGE_COUNT and s["status"] == 0 for s in samples)
-        ratio = "-" if name.startswith("webimage") else f"{ours_rate / rate:.2f}x"
-        goal = "-"
-        if name.startswith("curl"):
-            goal = f"{'meets' if ours_rate >= rate else 'MISSES'} >= 1.00x"
-        p4_rows.append(["P4", name, f"`{shown}`", len(samples), f"{wall:.2f}", f"{rate:.0f}",
-                        f"{median(samples, 'cpu'):.2f}", f"{median(samples, 'rss'):.0f}", ratio, goal,
-                        "all 5000" if complete else "INCOMPLETE: " + ", ".join(str(s["images"]) for s in samples)])
-    p4_rows.append(["P4", "nginx ceiling (wrk)", f"`{wrk_cmd}`", 1, "-",
+    for target, _ in targets:
+        ours_rate = IMAGE_COUNT / median(results[(target, "webimage prefetch")][0], "wall")
+        for (where, name), (samples, shown) in results.items():
+            if where != target:
+                continue
+            wall = median(samples, "wall")
+            rate = IMAGE_COUNT / wall
+            complete = all(s["images"] == IMAGE_COUNT and s["status"] == 0 for s in samples)
+            ratio = "-" if name.startswith("webimage") else f"{ours_rate / rate:.2f}x"
+            goal = f"{'meets' if ours_rate >= rate else 'MISSES'} >= 1.00x" if name.startswith("curl") else "-"
+            p4_rows.append(["P4", target, name, f"`{shown}`", len(samples), f"{wall:.2f}", f"{rate:.0f}",
+                            f"{median(samples, 'cpu'):.2f}", f"{median(samples, 'rss'):.0f}", ratio, goal,
+                            "all 5000" if complete else "INCOMPLETE: " + ", ".join(str(s["images"]) for s in samples)])
+    p4_rows.append(["P4", "-", "nginx ceiling (wrk)", f"`{wrk_cmd}`", 1, "-",
                     f"{ceiling:.0f}" if ceiling else "n/a", "-", "-", "-", "-", "requests/s, server side only"])
-    header = ["Row", "Client", "Command", "Runs", "Wall s (median)", "Images/s", "CPU s (user+sys)",
+    header = ["Row", "Output", "Client", "Command", "Runs", "Wall s (median)", "Images/s", "CPU s (user+sys)",
               "Peak RSS MB", "Ratio (WebImage / peer, images/s)", "Goal", "Arrived"]
     notes = [f"{IMAGE_COUNT} JPEGs, mean {mean_bytes / 1000:.1f} KB ({how}), served by {server} on 127.0.0.1 "
-             "(1 worker, sendfile, keep-alive); a fresh output directory per run; client and server share the machine's cores.",
-             "webimage decodes every image (ImageManager verifies and would hand it to a view) and stores the original "
-             "bytes atomically in its disk cache; curl and aria2c only write the bytes."]
+             "(1 worker, sendfile, keep-alive); client and server share the machine's cores.",
+             "Output: `disk` = a fresh folder on the root file system (ext4) per run, `tmpfs` = the same in /dev/shm "
+             "(no file system cost: what is left is each client's own work). Runs alternate between clients.",
+             "webimage prefetch checks each body's signature and stores the original bytes atomically in its disk "
+             "cache (temp file + rename, plus a sidecar with the HTTP validators when the server sends ETag or "
+             "Last-Modified, as nginx does); `--decode` also decodes every image. curl and aria2c write the bytes."]
     p4 = Table("P4", header, p4_rows, notes)
 
-    rss = [s["rss"] for s in ours]
-    p6_rows = [["P6", "webimage prefetch (5,000 images)", len(rss), f"{statistics.median(rss):.0f}", f"{max(rss):.0f}",
-                f"{'meets' if max(rss) < 150 else 'MISSES'} < 150 MB"]]
-    for name, (samples, _) in results.items():
-        if not name.startswith("webimage"):
-            values = [s["rss"] for s in samples]
-            p6_rows.append(["P6", name, len(values), f"{statistics.median(values):.0f}", f"{max(values):.0f}", "-"])
-    p6 = Table("P6", ["Row", "Client", "Runs", "Peak RSS MB (median)", "Peak RSS MB (max)", "Goal"], p6_rows,
-               ["Maximum resident set size from /usr/bin/time -v, the same runs as P4."])
+    p6_rows = []
+    for (target, name), (samples, _) in results.items():
+        values = [s["rss"] for s in samples]
+        goal = f"{'meets' if max(values) < 150 else 'MISSES'} < 150 MB" if name.startswith("webimage") else "-"
+        p6_rows.append(["P6", target, name, len(values), f"{statistics.median(values):.0f}", f"{max(values):.0f}", goal])
+    p6 = Table("P6", ["Row", "Output", "Client", "Runs", "Peak RSS MB (median)", "Peak RSS MB (max)", "Goal"], p6_rows,
+               [f"Maximum resident set size from /usr/bin/time -v, the P4 runs ({IMAGE_COUNT} images each)."])
     return p4, p6
 
 

@@ -6,3 +6,10 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     fuzzDecode(PNGCoder(), fuzzData(start, count))
     return 0
 }
+
+// Keeps chunk CRCs valid after mutation so the fuzzer gets past libpng's and the APNG parser's
+// CRC checks (PNGChunkRepair.swift).
+@_cdecl("LLVMFuzzerCustomMutator")
+public func customMutator(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int, _ seed: UInt32) -> Int {
+    mutatePNG(data, size, maxSize, seed)
+}

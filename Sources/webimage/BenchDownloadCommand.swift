@@ -78,18 +78,3 @@ struct BenchDownloadCommand: AsyncParsableCommand {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }
-
-/// A coder that accepts any known image format without decoding it: transport measured alone.
-private struct SniffOnlyCoder: ImageCoder {
-    private static let pixel = Image(bitmap: Bitmap(width: 1, height: 1))
-
-    func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) != .undefined }
-    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        guard canDecode(data) else { throw ImageCoderError.unsupportedFormat(.undefined) }
-        return Self.pixel
-    }
-    func canEncode(to format: ImageFormat) -> Bool { false }
-    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        throw ImageCoderError.encodingFailed(format, reason: "sniff-only")
-    }
-}

@@ -8,19 +8,19 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Load one image through the cache (memory, then disk, then the network or file) and describe or save it.",
         discussion: """
-            The image goes through ImageManager as an app's would: the first fetch downloads (or reads the
-            file) and stores the original bytes in the disk cache; the next fetch of the same URL is a disk
-            hit, and thumbnails and transforms are derived from that cached original without downloading
+            The image goes through ImageManager as an app's would: the first fetch downloads (or reads the \
+            file) and stores the original bytes in the disk cache; the next fetch of the same URL is a disk \
+            hit, and thumbnails and transforms are derived from that cached original without downloading \
             again. Prints one JSON line, as `webimage decode` does, plus where the image came from:
               {"format":"jpeg","width":W,"height":H,"frames":N,"loopCount":L,"hasAlpha":B,"cacheType":"disk"}
-            (cacheType: "none" = loaded, "disk" or "memory" = cache hit). With -o the image is also
-            written: the format comes from --format, else the file's extension, else the source's;
+            (cacheType: "none" = loaded, "disk" or "memory" = cache hit). With -o the image is also \
+            written: the format comes from --format, else the file's extension, else the source's; \
             EXIF orientation is applied to the pixels written.
 
             --transform steps (comma-separated, or repeat the option; applied in order):
               \(TransformSpec.grammar)
 
-            Exit status: 0 on success, 1 with one "error:" line when the image cannot be loaded or
+            Exit status: 0 on success, 1 with one "error:" line when the image cannot be loaded or \
             written, 64 for a bad argument.
 
             Examples:

@@ -8,25 +8,27 @@ struct PrefetchCommand: AsyncParsableCommand {
         commandName: "prefetch",
         abstract: "Download a list of image URLs into the disk cache, many at a time.",
         discussion: """
-            Reads one URL a line (blank lines and # comments skipped) from --from FILE, from standard
-            input (--from -, or when no URLs are given), or from the arguments. Each URL goes through
-            ImagePrefetcher and ImageManager as an app's prefetch would: downloaded, checked by decoding,
-            and its original bytes stored in the disk cache, so a later `webimage fetch` of it is a disk hit.
-            Already cached URLs are not downloaded again.
+            Reads one URL a line (blank lines and # comments skipped) from --from FILE, from standard \
+            input (--from -, or when no URLs are given), or from the arguments. Each URL goes through \
+            ImagePrefetcher and ImageManager as an app's prefetch would: downloaded, checked to be an \
+            image, and its original bytes stored in the disk cache, so a later `webimage fetch` of it is a \
+            disk hit. URLs already in the disk cache are counted as finished without a request. The check \
+            is the bytes' signature (JPEG, PNG, GIF or WebP) unless --decode asks for a full decode: \
+            decoding costs more CPU than downloading and storing, and the pixels would be thrown away.
 
-            On a terminal a progress bar shows count, rate, bytes and ETA on stderr; otherwise a plain
-            line every 2 seconds (--no-progress: none). Ctrl-C stops cleanly: downloads in flight are
+            On a terminal a progress bar shows count, rate, bytes and ETA on stderr; otherwise a plain \
+            line every 2 seconds (--no-progress: none). Ctrl-C stops cleanly: downloads in flight are \
             cancelled, what finished stays cached, and the summary is printed (a second Ctrl-C quits at once).
 
             The last line on stdout is always
               finished N, skipped M in S s
-            N = images now cached, M = URLs that failed (listed on stderr with -v).
-            Exit status: 0 when every URL succeeded, 2 when some were skipped, 130 when interrupted,
+            N = images now cached, M = URLs that failed (listed on stderr with -v). \
+            Exit status: 0 when every URL succeeded, 2 when some were skipped, 130 when interrupted, \
             1 when the list cannot be read, 64 for a bad argument.
 
             Examples:
               webimage prefetch --from urls.txt
-              webimage prefetch --from urls.txt --concurrency 32 --cache-dir /var/cache/thumbs -v
+              webimage prefetch --from urls.txt --concurrency 32 --cache-dir /tmp/c -v
               grep -o 'https://[^"]*\\.jpg' page.html | webimage prefetch --no-progress
               webimage prefetch https://example.com/a.jpg https://example.com/b.png
             """
@@ -45,6 +47,9 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-progress"), help: "No progress display on stderr.")
     var noProgress = false
+
+    @Flag(help: "Decode every image fully to check it (slower; by default only its signature is checked).")
+    var decode = false
 
     @OptionGroup var logging: LoggingOptions
 
@@ -86,13 +91,25 @@ struct PrefetchCommand: AsyncParsableCommand {
     /// Runs the prefetch with the progress display and Ctrl-C handling; answers whether it was
     /// interrupted and the final counts.
     private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally, logger: Logger) async -> (Bool, PrefetchTally.Snapshot) {
+        // Entries already on disk cost a stat each here instead of a disk query (read and decode)
+        // per URL in the manager, so a re-run over a warm cache is quick.
+        var pending: [URL] = []
+        for url in list {
+            if let key = pipeline.manager.cacheKey(for: url), pipeline.cache.diskCache.containsData(forKey: key) {
+                tally.record(url, succeeded: true)
+            } else {
+                pending.append(url)
+            }
+        }
         var settings = ImagePrefetcher.Settings()
         settings.maxConcurrentPrefetchCount = concurrency
         // The process exits when the list is done, so a store must be on disk before its load
-        // counts; and decoded images are not kept in memory (nothing here would read them).
+        // counts; images are stored to disk only (nothing here reads memory, and without --decode
+        // the decoded image is a placeholder); the cache was checked above.
         settings.options = [.lowPriority, .waitStoreCache, .retryFailed]
         settings.context.storeCacheType = .disk
-        settings.context.queryCacheType = .disk
+        settings.context.queryCacheType = .none
+        if !decode { settings.context.imageCoder = SniffOnlyCoder() }
         settings.observer = { event in
             guard case .didPrefetch(let url, let succeeded, _, _) = event else { return }
             tally.record(url, succeeded: succeeded)
@@ -109,7 +126,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
         let progress = PrefetchProgress(tally: tally, enabled: !noProgress)
         let display = Task { await progress.run() }
-        let work = Task { _ = await prefetcher.prefetch(list) }
+        let work = Task { _ = await prefetcher.prefetch(pending) }
         let interrupt = InterruptSignal { work.cancel() }
         await work.value
         interrupt.stop()

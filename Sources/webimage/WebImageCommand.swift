@@ -13,7 +13,7 @@ struct WebImageCommand: AsyncParsableCommand {
               webimage decode photo.jpg
               webimage show https://example.com/cat.jpg
 
-            Images are cached in $XDG_CACHE_HOME/webimage/default (else ~/.cache/webimage/default);
+            Images are cached in $XDG_CACHE_HOME/webimage/default (else ~/.cache/webimage/default); \
             --cache-dir DIR picks another. `webimage help COMMAND` explains each command.
             """,
         subcommands: [

@@ -16,6 +16,9 @@ public final class ImageBinding: Sendable {
     }
 
     private struct Binding {
+        /// Entries are keyed by the target's address: a dead target's entry is pruned, so a new
+        /// object at the same address does not inherit its URL.
+        weak var target: AnyObject?
         var operation: CombinedOperation?
         var url: URL?
         var generation = 0
@@ -43,7 +46,10 @@ public final class ImageBinding: Sendable {
     ) -> CombinedOperation? {
         let slot = Slot(target: ObjectIdentifier(target), key: context.setImageOperationKey ?? Self.defaultOperationKey)
         let (previous, generation) = bindings.withLock { bindings -> (CombinedOperation?, Int) in
-            var binding = bindings[slot] ?? Binding()
+            if bindings.count >= 64, bindings.count.nonzeroBitCount == 1 {  // now and then, not every call
+                bindings = bindings.filter { $0.value.target != nil }
+            }
+            var binding = bindings[slot].flatMap { $0.target === target ? $0 : nil } ?? Binding(target: target)
             let previous = options.contains(.avoidAutoCancelImage) ? nil : binding.operation
             binding.generation += 1
             binding.url = url
@@ -72,13 +78,15 @@ public final class ImageBinding: Sendable {
             },
             completed: { [weak self, weak target] result in
                 indicator?.stopAnimating()
-                self?.forget(slot, generation: generation)
-                if let target { Self.apply(result, to: target, placeholder: placeholder, options: options) }
+                // A refreshCached load answers twice; a newer load on the slot must not be overwritten.
+                let current = self?.forget(slot, generation: generation) ?? false
+                if current, let target { Self.apply(result, to: target, placeholder: placeholder, options: options) }
                 completed?(result)
             })
-        let answered = operation.isFinished
         bindings.withLock { bindings in
-            if !answered, bindings[slot]?.generation == generation { bindings[slot]?.operation = operation }
+            // Checked under the lock: the completion's forget() takes it too, so a load that has
+            // already answered is never recorded as running.
+            if !operation.isFinished, bindings[slot]?.generation == generation { bindings[slot]?.operation = operation }
         }
         return operation
     }
@@ -101,9 +109,13 @@ public final class ImageBinding: Sendable {
         bindings.withLock { $0[Slot(target: ObjectIdentifier(target), key: operationKey)]?.operation != nil }
     }
 
-    private func forget(_ slot: Slot, generation: Int) {
+    /// Marks the slot's load as ended; returns whether `generation` is still the slot's latest load.
+    @discardableResult
+    private func forget(_ slot: Slot, generation: Int) -> Bool {
         bindings.withLock { bindings in
-            if bindings[slot]?.generation == generation { bindings[slot]?.operation = nil }
+            guard bindings[slot]?.generation == generation else { return false }
+            bindings[slot]?.operation = nil
+            return true
         }
     }
 

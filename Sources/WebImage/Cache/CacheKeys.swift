@@ -14,6 +14,8 @@ public enum CacheKeys {
     ///
     /// Like SD (which hashes `strlen(key.UTF8String)` bytes), the hash stops at the first NUL.
     public static func diskFileName(forKey key: String) -> String {
+        // Long keys (data: URLs) are not remembered: the memo would pin their bytes.
+        guard key.utf8.count <= recentFileNameKeyLimit else { return computeDiskFileName(forKey: key) }
         if let name = recentFileNames.withLock({ $0[key] }) { return name }
         let name = computeDiskFileName(forKey: key)
         recentFileNames.withLock { names in
@@ -28,6 +30,7 @@ public enum CacheKeys {
     /// emptying it when full — cheaper than LRU bookkeeping and still right for hot keys.
     private static let recentFileNames = Mutex<[String: String]>([:])
     private static let recentFileNamesLimit = 4096
+    private static let recentFileNameKeyLimit = 1024
 
     private static func computeDiskFileName(forKey key: String) -> String {
         let hash = MD5.hexDigest(key.utf8.prefix { $0 != 0 })

@@ -19,8 +19,9 @@ public final class ImageCache: ImageCaching {
     public let diskCache: DiskCache
     /// Decodes disk hits and encodes images stored without bytes.
     public let coders: ImageCodersManager
-    /// Disk reads, writes and decodes. Concurrent: the disk cache serialises what must be
-    /// serialised (renames, its index), so reads of different keys overlap.
+    /// Disk reads, writes and decodes. Reads run concurrently; stores, removals and clears are
+    /// barriers, so they land in the order they were asked for (a clear after a background
+    /// store never finds the entry coming back).
     private let ioQueue = DispatchQueue(label: "WebImage.ImageCache.io", qos: .utility, attributes: .concurrent)
 
     /// A cache whose disk tier is `directory`, or `DiskCache.defaultDirectory(namespace:)`.
@@ -69,7 +70,7 @@ public final class ImageCache: ImageCaching {
 
     /// Writes `data` to disk only, with HTTP validators for later revalidation.
     public func storeImageDataToDisk(_ data: Data, forKey key: String, validators: HTTPValidators? = nil) async throws {
-        try await ioThrowing { try self.diskCache.store(data, forKey: key, validators: validators) }
+        try await ioThrowing(barrier: true) { try self.diskCache.store(data, forKey: key, validators: validators) }
     }
 
     // MARK: - ImageCaching
@@ -129,7 +130,7 @@ public final class ImageCache: ImageCaching {
     ) async throws {
         if let image, cacheType.includesMemory { storeImageToMemory(image, forKey: key) }
         guard cacheType.includesDisk, image != nil || data != nil else { return }
-        try await ioThrowing { try self.writeToDisk(image, data: data, forKey: key, validators: validators) }
+        try await ioThrowing(barrier: true) { try self.writeToDisk(image, data: data, forKey: key, validators: validators) }
     }
 
     /// The callback form of ``store(_:data:forKey:cacheType:validators:)``: the memory tier is
@@ -144,7 +145,7 @@ public final class ImageCache: ImageCaching {
             completion?(nil)
             return
         }
-        ioQueue.async {
+        ioQueue.async(flags: .barrier) {
             do {
                 try self.writeToDisk(image, data: data, forKey: key, validators: validators)
                 completion?(nil)
@@ -156,7 +157,7 @@ public final class ImageCache: ImageCaching {
 
     public func removeImage(forKey key: String, cacheType: ImageCacheType) async {
         if cacheType.includesMemory { memoryCache.removeImage(forKey: key) }
-        if cacheType.includesDisk { await io { self.diskCache.removeData(forKey: key) } }
+        if cacheType.includesDisk { await io(barrier: true) { self.diskCache.removeData(forKey: key) } }
     }
 
     public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
@@ -167,7 +168,7 @@ public final class ImageCache: ImageCaching {
 
     public func clear(_ cacheType: ImageCacheType) async {
         if cacheType.includesMemory { memoryCache.removeAll() }
-        if cacheType.includesDisk { await io { self.diskCache.removeAll() } }
+        if cacheType.includesDisk { await io(barrier: true) { self.diskCache.removeAll() } }
     }
 
     // MARK: - Disk maintenance
@@ -176,7 +177,7 @@ public final class ImageCache: ImageCaching {
     /// app-lifecycle events to hang this on, so call it at startup or on a timer.
     @discardableResult
     public func removeExpiredData() async -> (removedCount: Int, removedSize: Int) {
-        await io { self.diskCache.removeExpiredData() }
+        await io(barrier: true) { self.diskCache.removeExpiredData() }
     }
 
     /// Bytes on disk (SD's `totalDiskSize`).
@@ -218,8 +219,9 @@ public final class ImageCache: ImageCaching {
         } catch {
             return nil
         }
-        // A first-frame still must not stand in for the animation under the same key.
-        if !decodeOptions.decodeFirstFrameOnly, cacheType.includesMemory, !options.contains(.skipMemorySync) {
+        // A first-frame still or a thumbnail must not stand in for the full image under the same
+        // key (SD's rule; the manager queries derived keys without thumbnail options).
+        if !decodeOptions.decodeFirstFrameOnly, decodeOptions.thumbnailPixelSize == nil, cacheType.includesMemory, !options.contains(.skipMemorySync) {
             storeImageToMemory(image, forKey: key)
         }
         return ImageCacheResult(image: image, data: data, cacheType: .disk)
@@ -237,15 +239,15 @@ public final class ImageCache: ImageCaching {
         try diskCache.store(bytes, forKey: key, validators: validators)
     }
 
-    private func io<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    private func io<T: Sendable>(barrier: Bool = false, _ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            ioQueue.async { continuation.resume(returning: work()) }
+            ioQueue.async(flags: barrier ? .barrier : []) { continuation.resume(returning: work()) }
         }
     }
 
-    private func ioThrowing(_ work: @escaping @Sendable () throws -> Void) async throws {
+    private func ioThrowing(barrier: Bool = false, _ work: @escaping @Sendable () throws -> Void) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            ioQueue.async { continuation.resume(with: Result { try work() }) }
+            ioQueue.async(flags: barrier ? .barrier : []) { continuation.resume(with: Result { try work() }) }
         }
     }
 }

@@ -5,12 +5,15 @@ import Foundation
 enum ImageDiskEncoding {
     /// The format `image` is written in:
     /// - its original bytes' format when a coder can write it (a WebP stays WebP, a GIF a GIF),
-    ///   except an animated PNG: there is no APNG encoder, and a PNG would keep only frame one;
+    ///   except an animated PNG (there is no APNG encoder, and a PNG would keep only frame one) and
+    ///   a JPEG that has gained transparency;
     /// - otherwise an animation becomes a GIF, an image with alpha a PNG, anything else a JPEG.
     static func format(for image: Image, coders: ImageCodersManager) -> ImageFormat {
         let own = image.format
         let ownKeepsFrames = !image.isAnimated || own == .gif || own == .webp
-        if own != .undefined, ownKeepsFrames, coders.canEncode(to: own) { return own }
+        // A transformed JPEG can have gained transparency (round corners, rotation): JPEG would drop it.
+        let ownKeepsAlpha = !image.hasAlpha || own != .jpeg
+        if own != .undefined, ownKeepsFrames, ownKeepsAlpha, coders.canEncode(to: own) { return own }
         if image.isAnimated { return .gif }
         return image.hasAlpha ? .png : .jpeg
     }

@@ -15,7 +15,7 @@ public final class ImageDownloader: ImageLoader {
     public static let shared = ImageDownloader()
 
     private struct State {
-        var operations: [URL: DownloadOperation] = [:]
+        var operations: [DownloadShareKey: DownloadOperation] = [:]
         var headers: HTTPHeaderFields
         var isShutDown = false
     }
@@ -76,41 +76,42 @@ public final class ImageDownloader: ImageLoader {
         guard canRequestImage(for: url), let host = url.host, !host.isEmpty else {
             return .failure(.invalidURL(url.absoluteString))
         }
-        if let token = join(url, progress: progress, completed: completed) { return token }
+        let key = DownloadShareKey(url: url, options: options, context: context)
+        if let token = join(key, progress: progress, completed: completed) { return token }
         // Built outside the lock: the modifier and the headers filter are the app's code.
         guard let request = makeRequest(for: url, options: options, context: context) else {
             return .failure(.invalidDownloadOperation(reason: "the request modifier returned nil"))
         }
         let operation = DownloadOperation(
-            url: url, request: request, options: options, context: context, environment: environment)
+            url: url, request: request, options: options, context: context, environment: environment(for: key))
         let outcome = state.withLock { state -> (Result<DownloadToken, WebImageError>, Bool) in
             if state.isShutDown { return (.failure(.invalidDownloadOperation(reason: "the downloader has been shut down")), false) }
             // Someone may have started the same URL while the request was being built.
-            if let existing = state.operations[url],
+            if let existing = state.operations[key],
                let token = existing.addCallbacks(progress: progress, completion: completed) {
                 return (.success(token), false)
             }
-            state.operations[url] = operation
+            state.operations[key] = operation
             return (.success(operation.addCallbacks(progress: progress, completion: completed)!), true)
         }
         if outcome.1 { queue.enqueue(operation, priority: operation.priority) }
         return outcome.0
     }
 
-    /// A token on the operation for `url` in flight, if it still takes callers.
-    private func join(_ url: URL, progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion)
+    /// A token on the operation for `key` in flight, if it still takes callers.
+    private func join(_ key: DownloadShareKey, progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion)
         -> Result<DownloadToken, WebImageError>?
     {
         state.withLock { state in
             if state.isShutDown { return .failure(.invalidDownloadOperation(reason: "the downloader has been shut down")) }
-            return state.operations[url]?.addCallbacks(progress: progress, completion: completed).map { .success($0) }
+            return state.operations[key]?.addCallbacks(progress: progress, completion: completed).map { .success($0) }
         }
     }
 
-    private var environment: DownloadEnvironment {
+    private func environment(for key: DownloadShareKey) -> DownloadEnvironment {
         DownloadEnvironment(client: client, config: config, queue: queue, events: hub) { [weak self] operation in
             self?.state.withLock { state in
-                if state.operations[operation.url] === operation { state.operations[operation.url] = nil }
+                if state.operations[key] === operation { state.operations[key] = nil }
             }
         }
     }

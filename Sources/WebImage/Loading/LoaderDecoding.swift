@@ -1,8 +1,12 @@
 import Foundation
+import Metrics
 
 /// The decode step every loader shares: options from the request, coder errors as
 /// ``WebImageError/badImageData(reason:)``.
 enum LoaderDecoding {
+    /// `webimage_decode_seconds`: every loader decode (a no-op until the app bootstraps metrics).
+    private static let decodeTime = Metrics.Timer(label: "webimage_decode_seconds")
+
     /// The decode options for `url`: the context's, plus the key's scale and the decode-related
     /// loader options.
     static func decodeOptions(for url: URL, options: DownloaderOptions, context: ImageLoaderContext) -> ImageDecodeOptions {
@@ -24,6 +28,8 @@ enum LoaderDecoding {
         _ data: Data, url: URL, options: DownloaderOptions, context: ImageLoaderContext
     ) -> Result<Image, WebImageError> {
         guard !data.isEmpty else { return .failure(.badImageData(reason: "the image data is empty")) }
+        let start = ContinuousClock.now
+        defer { decodeTime.recordDuration(ContinuousClock.now - start) }
         do {
             return .success(try coder(for: context).decode(data, options: decodeOptions(for: url, options: options, context: context)))
         } catch let error as ImageCoderError {

@@ -31,10 +31,9 @@ extension ImageManager {
     }
 
     private func queryCache(_ request: LoadRequest, key: String) async -> ImageResult? {
-        var options = request.options.cacheQueryOptions
-        options.remove(.queryDiskDataSync)  // already off the caller's thread
         let result = await request.cache.queryImage(
-            forKey: key, options: options, decodeOptions: request.decodeOptions, cacheType: request.context.queryCacheType)
+            forKey: key, options: request.cacheQueryOptions, decodeOptions: request.fullKeyDecodeOptions,
+            cacheType: request.context.queryCacheType)
         guard let result, let image = result.image else { return nil }
         return ImageResult(image: image, data: result.data, cacheType: result.cacheType, url: request.url)
     }
@@ -43,8 +42,7 @@ extension ImageManager {
     /// transform it, store the result under the full key, no download.
     private func deriveFromCachedOriginal(_ request: LoadRequest, key: String, originalKey: String) async -> ImageResult? {
         // A thumbnail decoded from the original's bytes must not land in memory under the original's key.
-        var options = request.options.cacheQueryOptions
-        options.remove(.queryDiskDataSync)
+        var options = request.cacheQueryOptions
         if request.context.thumbnailPixelSize != nil { options.insert(.skipMemorySync) }
         let original = await request.cache.queryImage(
             forKey: originalKey, options: options, decodeOptions: request.decodeOptions,
@@ -113,7 +111,12 @@ extension ImageManager {
             }
         }
         let data = serializedData(final, originalData: loaded.data, isDerived: isDerived, request: request)
-        await store(final, data: data, key: key, cacheType: request.context.storeCacheType,
+        // A first-frame still must not stand in for the animation in memory (the disk keeps the bytes).
+        var storeType = request.context.storeCacheType
+        if request.options.contains(.decodeFirstFrameOnly), storeType.includesMemory {
+            storeType = storeType.includesDisk ? .disk : .none
+        }
+        await store(final, data: data, key: key, cacheType: storeType,
                     validators: isDerived ? nil : loaded.validators, wait: wait, request: request)
         return result
     }

@@ -57,10 +57,13 @@ public final class ImageManager: Sendable {
     public var settings: Settings {
         get { settingsState.withLock { $0 } }
         set {
-            settingsState.withLock { $0 = newValue }
-            plainKeys.store(
-                newValue.optionsProcessor == nil && newValue.cacheKeyFilter == nil && newValue.transformer == nil,
-                ordering: .releasing)
+            settingsState.withLock { settings in
+                settings = newValue
+                // Under the same lock, so concurrent setters cannot leave the flag out of step.
+                plainKeys.store(
+                    newValue.optionsProcessor == nil && newValue.cacheKeyFilter == nil && newValue.transformer == nil,
+                    ordering: .releasing)
+            }
         }
     }
 
@@ -179,6 +182,10 @@ public final class ImageManager: Sendable {
         case .longWay(let prepared):
             request = prepared
         }
+        if let hit = synchronousDiskHit(request) {
+            completed(.success(hit))
+            return .finishedMarker
+        }
         return start(request) { event in
             switch event {
             case .progress(let value): progress?(value)
@@ -237,14 +244,32 @@ public final class ImageManager: Sendable {
     private func fastMemoryHit(_ url: URL, options: WebImageOptions, context: WebImageContext) -> ImageResult? {
         guard let cache = memoryCache, context.imageCache == nil, plainKeys.load(ordering: .acquiring),
               context.cacheKeyFilter == nil, context.imageTransformer == nil, context.thumbnailPixelSize == nil,
-              context.queryCacheType.includesMemory,
-              options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .decodeFirstFrameOnly]),
+              LoadRequest.allowsMemoryHit(options: options, context: context),
               options.contains(.retryFailed) || !failedURLs.contains(url),
               let image = cache.imageFromMemoryCache(forKey: url.absoluteString)
         else { return nil }
         instrumentation.loadStarted(url)
         instrumentation.cacheHit(.memory)
         return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+    }
+
+    /// ``WebImageOptions/queryDiskDataSync`` / ``WebImageOptions/queryMemoryDataSync`` in the
+    /// callback form: the cache is read (and a disk hit decoded) on the caller's thread, so a hit
+    /// answers before the call returns. A miss goes the long way.
+    private func synchronousDiskHit(_ request: LoadRequest) -> ImageResult? {
+        guard !request.options.isDisjoint(with: [.queryDiskDataSync, .queryMemoryDataSync]),
+              request.options.isDisjoint(with: [.fromLoaderOnly, .refreshCached]),
+              let key = request.key, let cache = request.cache as? ImageCache, !isBlocked(request)
+        else { return nil }
+        let found = Mutex<ImageCacheResult?>(nil)
+        cache.queryImage(
+            forKey: key, options: request.cacheQueryOptions.union(.queryDiskDataSync),
+            decodeOptions: request.fullKeyDecodeOptions, cacheType: request.context.queryCacheType
+        ) { result in found.withLock { $0 = result } }
+        guard let result = found.withLock({ $0 }), let image = result.image else { return nil }
+        instrumentation.loadStarted(request.url)
+        instrumentation.cacheHit(result.cacheType)
+        return ImageResult(image: image, data: result.data, cacheType: result.cacheType, url: request.url)
     }
 
     /// The memory path for any key, counted like any load.
@@ -286,5 +311,9 @@ extension CombinedOperation {
     }()
 
     /// Stands in for an operation not started yet whose task was already cancelled.
-    static let cancelledMarker = CombinedOperation.finishedMarker
+    static let cancelledMarker: CombinedOperation = {
+        let operation = CombinedOperation(sink: { _ in })
+        operation.finish(.failure(.cancelled))
+        return operation
+    }()
 }

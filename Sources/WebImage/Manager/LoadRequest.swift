@@ -19,13 +19,34 @@ struct LoadRequest: Sendable {
     /// A memory hit answered on the caller's thread (SD's synchronous memory query), or `nil` when
     /// the load has to go the long way (cache type, options, the blocklist, a refresh).
     func memoryHit() -> ImageResult? {
-        guard let key, let cache = cache as? ImageCache,
-              context.queryCacheType.includesMemory,
-              !options.contains(.fromLoaderOnly), !options.contains(.refreshCached),
-              !options.contains(.queryMemoryData), !options.contains(.decodeFirstFrameOnly),
+        guard let key, let cache = cache as? ImageCache, Self.allowsMemoryHit(options: options, context: context),
               let image = cache.imageFromMemoryCache(forKey: key)
         else { return nil }
         return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+    }
+
+    /// Whether a memory hit may answer a load with these options on the caller's thread.
+    static func allowsMemoryHit(options: WebImageOptions, context: WebImageContext) -> Bool {
+        context.queryCacheType.includesMemory
+            && options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .decodeFirstFrameOnly])
+    }
+
+    /// Decode rules for the bytes under the full key: a derived image is stored as it is, so it
+    /// is read back without the thumbnail box (which would shrink or stretch it again).
+    var fullKeyDecodeOptions: ImageDecodeOptions {
+        guard context.derivesFromOriginal else { return decodeOptions }
+        var options = decodeOptions
+        options.thumbnailPixelSize = nil
+        return options
+    }
+
+    /// Cache query options for this load; a disk hit is copied into memory only when the load
+    /// stores to memory at all (SD's rule).
+    var cacheQueryOptions: ImageCacheQueryOptions {
+        var query = options.cacheQueryOptions
+        query.remove(.queryDiskDataSync)  // the long way runs off the caller's thread already
+        if !context.storeCacheType.includesMemory { query.insert(.skipMemorySync) }
+        return query
     }
 
     /// The loader's view of this request.

@@ -7,7 +7,8 @@ import Metrics
 /// bootstraps a metrics backend).
 ///
 /// Metric names: `webimage_loads_total`, `webimage_cache_hits_total{type}`,
-/// `webimage_failures_total{code}`, `webimage_downloaded_bytes_total`, `webimage_transform_seconds`.
+/// `webimage_failures_total{code}`, `webimage_downloaded_bytes_total`, `webimage_transform_seconds`
+/// (and, from the loaders, `webimage_decode_seconds`).
 public struct ManagerInstrumentation: Sendable {
     public var logger: Logger
 
@@ -35,6 +36,7 @@ public struct ManagerInstrumentation: Sendable {
     }
 
     func failed(_ url: URL, error: WebImageError) {
+        guard error != .cancelled else { return }  // a cancel is the caller's choice, not a failure
         Counter(label: "webimage_failures_total", dimensions: [("code", String(error.code))]).increment()
         logger.debug("load failed", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
     }
@@ -45,14 +47,13 @@ public struct ManagerInstrumentation: Sendable {
 
     func timeTransform<T>(_ body: () -> T) -> T {
         let start = ContinuousClock.now
-        defer { transformTime.recordInterval(since: start) }
+        defer { transformTime.recordDuration(ContinuousClock.now - start) }
         return body()
     }
 }
 
 extension Metrics.Timer {
-    fileprivate func recordInterval(since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
+    func recordDuration(_ elapsed: Duration) {
         recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
     }
 }

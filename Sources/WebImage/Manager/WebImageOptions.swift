@@ -34,7 +34,8 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let scaleDownLargeImages = WebImageOptions(rawValue: 1 << 11)
     /// On a memory hit, also read the encoded bytes from disk.
     public static let queryMemoryData = WebImageOptions(rawValue: 1 << 12)
-    /// With ``queryMemoryData``: read those bytes before answering (callback form: synchronously).
+    /// Callback form: read the cache (memory, then disk bytes) on the caller's thread, answering a
+    /// hit before the call returns.
     public static let queryMemoryDataSync = WebImageOptions(rawValue: 1 << 13)
     /// Callback form: read and decode a disk hit on the caller's thread, answering before the
     /// call returns.

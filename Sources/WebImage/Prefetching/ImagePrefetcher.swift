@@ -14,7 +14,7 @@ public final class ImagePrefetcher: Sendable {
     }
 
     public struct Settings: Sendable {
-        /// Loads in flight per prefetch call (SD's default 3).
+        /// Loads in flight across all running prefetch calls (SD's default 3).
         public var maxConcurrentPrefetchCount = 3
         /// Options for every load (SD's default: low priority).
         public var options: WebImageOptions = .lowPriority
@@ -28,6 +28,7 @@ public final class ImagePrefetcher: Sendable {
 
     public let manager: ImageManager
     private let settingsState: Mutex<Settings>
+    private let window = PrefetchWindow()
     private struct Running {
         var tokens: [ObjectIdentifier: PrefetchToken] = [:]
         /// Totals of the tokens that completed since the prefetcher was last idle.
@@ -99,18 +100,22 @@ public final class ImagePrefetcher: Sendable {
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<workers where !urls.isEmpty {
                 group.addTask {
+                    let limit = settings.maxConcurrentPrefetchCount
                     while !Task.isCancelled {
                         let index = next.take()
-                        guard index < urls.count else { return }
+                        guard index < urls.count, await self.window.enter(limit: limit) else { return }
                         let url = urls[index]
-                        let succeeded: Bool
+                        let succeeded: Bool?
                         do {
                             _ = try await self.manager.loadImage(with: url, options: settings.options, context: settings.context)
                             succeeded = true
                         } catch {
-                            succeeded = false
+                            // Cancelled with the prefetch (the task, before the token hears of
+                            // it): neither finished nor skipped.
+                            succeeded = (error as? WebImageError) == .cancelled && Task.isCancelled ? nil : false
                         }
-                        guard token.record(succeeded: succeeded) != nil else { return }
+                        self.window.leave(limit: limit)
+                        guard let succeeded, token.record(succeeded: succeeded) != nil else { return }
                         self.notify(settings.observer, url: url, succeeded: succeeded)
                     }
                 }

@@ -18,6 +18,8 @@ public final class PrefetchToken: Sendable {
     /// The URLs of this call, in order.
     public let urls: [URL]
     let state: Mutex<State>
+    /// Held while a count is taken and delivered, so progress reaches the caller in order.
+    private let delivery = Mutex(())
     private let onEnd: @Sendable (PrefetchToken) -> Void
 
     init(
@@ -62,15 +64,17 @@ public final class PrefetchToken: Sendable {
 
     /// Counts one URL as done; returns the counts, or nil when cancelled.
     func record(succeeded: Bool) -> (finished: Int, total: Int)? {
-        let (progress, counts) = state.withLock { state -> ((@Sendable (Int, Int) -> Void)?, (Int, Int)?) in
-            guard !state.isDone else { return (nil, nil) }
-            state.finished += 1
-            if !succeeded { state.skipped += 1 }
-            return (state.progress, (state.finished, urls.count))
+        delivery.withLock { _ in
+            let (progress, counts) = state.withLock { state -> ((@Sendable (Int, Int) -> Void)?, (Int, Int)?) in
+                guard !state.isDone else { return (nil, nil) }
+                state.finished += 1
+                if !succeeded { state.skipped += 1 }
+                return (state.progress, (state.finished, urls.count))
+            }
+            guard let counts else { return nil }
+            progress?(counts.0, counts.1)
+            return counts
         }
-        guard let counts else { return nil }
-        progress?(counts.0, counts.1)
-        return counts
     }
 
     /// Delivers the completion once, unless cancelled.

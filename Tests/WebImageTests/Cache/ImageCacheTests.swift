@@ -67,6 +67,22 @@ struct ImageCacheTests {
         #expect(back.bitmap == sideways.bitmap.oriented(.right))
     }
 
+    @Test("a JPEG that gained transparency (round corners) is stored as PNG, so the alpha survives a restart")
+    func jpegWithAlpha() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        let jpeg = try ImageCodersManager.shared.decode(try Fixtures.data("jpeg-baseline.jpg"))
+        let rounded = try #require(RoundCornerTransformer(cornerRadius: 8)
+            .transform(jpeg, forKey: "k"))
+        #expect(rounded.format == .jpeg && rounded.hasAlpha)
+        try await cache.store(rounded, data: nil, forKey: "rounded.jpg", cacheType: .disk)
+        let stored = try #require(await cache.diskImageData(forKey: "rounded.jpg"))
+        #expect(ImageFormat.detect(stored) == .png)
+        let back = try #require(await cache.imageFromDiskCache(forKey: "rounded.jpg"))
+        #expect(back.hasAlpha)
+        #expect(back.bitmap == rounded.bitmap)
+    }
+
     @Test("an image's original bytes are stored as they are, and its own format is kept")
     func originalBytesKept() async throws {
         let directory = try TemporaryCacheDirectory()
@@ -134,10 +150,12 @@ struct ImageCacheTests {
         let full = try ImageCodersManager.shared.decode(data)
         try await cache.store(nil, data: data, forKey: "icon@2x.jpg", cacheType: .disk)
         let options = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 16, height: 16))
-        let thumb = try #require(await cache.queryImage(forKey: "icon@2x.jpg", options: [], decodeOptions: options, cacheType: .disk)?.image)
+        let thumb = try #require(await cache.queryImage(forKey: "icon@2x.jpg", options: [], decodeOptions: options, cacheType: .all)?.image)
         #expect(max(thumb.width, thumb.height) == 16)
         #expect(max(full.width, full.height) > 16)
         #expect(thumb.scale == 2)
+        // A thumbnail decoded from the full bytes must not answer later full-size queries.
+        #expect(cache.imageFromMemoryCache(forKey: "icon@2x.jpg") == nil)
     }
 
     @Test("decodeFirstFrameOnly gives a still, from disk and from memory, and does not replace the animation in memory")

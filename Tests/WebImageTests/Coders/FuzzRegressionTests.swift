@@ -15,7 +15,7 @@ struct FuzzRegressionTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
     }
 
-    /// The option sets Fuzz/Targets/FuzzSupport.swift chooses between (by input length there).
+    /// The option sets Fuzz/Support/FuzzSupport.swift chooses between (by input length there).
     static let optionSets: [ImageDecodeOptions] = {
         let base = ImageDecodeOptions(maxPixelCount: 1 << 22, maxAnimationBytes: 64 << 20)
         var thumbnail = base

@@ -108,6 +108,44 @@ struct ImageManagerCacheTests {
         #expect(loader.counter.count == 1)
     }
 
+    @Test("a thumbnail that is also transformed reads back from disk at the size it was stored")
+    func derivedReadBack() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let url = try fixture.file("jpeg-progressive.jpg")
+        let context = WebImageContext(
+            imageTransformer: ResizingTransformer(size: PixelSize(width: 30, height: 10), scaleMode: .fill),
+            thumbnailPixelSize: PixelSize(width: 16, height: 16))
+        let first = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: context)
+        #expect(first.image.pixelSize == PixelSize(width: 30, height: 10))
+        fixture.cache.memoryCache.removeAll()
+        let again = try await fixture.manager.loadImage(with: url, context: context)
+        #expect(again.cacheType == .disk)
+        #expect(again.image.pixelSize == PixelSize(width: 30, height: 10))
+    }
+
+    @Test("decodeFirstFrameOnly keeps the still out of memory; a plain load still gets the animation")
+    func firstFrameOnlyNotInMemory() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let url = try fixture.file("gif-pillow-animated.gif")
+        let still = try await fixture.manager.loadImage(with: url, options: [.decodeFirstFrameOnly, .waitStoreCache])
+        #expect(still.image.frames.count == 1)
+        #expect(fixture.cache.imageFromMemoryCache(forKey: url.absoluteString) == nil)
+        let animation = try await fixture.manager.loadImage(with: url)
+        #expect(animation.cacheType == .disk)
+        #expect(animation.image.isAnimated)
+    }
+
+    @Test("queryDiskDataSync: a disk hit answers the callback form before it returns")
+    func diskDataSync() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let url = try fixture.file("png-rgb.png")
+        try await fixture.cache.store(nil, data: try Fixtures.data("png-rgb.png"), forKey: url.absoluteString, cacheType: .disk)
+        let answers = ManagerAnswers()
+        fixture.manager.loadImage(with: url, options: .queryDiskDataSync) { answers.record($0) }
+        #expect(answers.count == 1)
+        #expect(try answers.last?.get().cacheType == .disk)
+    }
+
     @Test("animated images are not transformed unless transformAnimatedImage")
     func animatedTransform() async throws {
         let fixture = try ManagerFixture(loader: FileLoader())

@@ -34,6 +34,47 @@ struct ImageManagerHTTPTests {
         }
     }
 
+    @Test("a thumbnail load and a full load of one URL at once are not merged: each gets its own image")
+    func differentDecodesDoNotShare() async throws {
+        try await withManager { origin, manager, _ in
+            origin.route("/both.jpg", .delayed(0.2, .fixture("jpeg-progressive.jpg")))
+            let url = origin.url("/both.jpg")
+            let thumbnail = WebImageContext(thumbnailPixelSize: PixelSize(width: 8, height: 8))
+            async let small = manager.loadImage(with: url, context: thumbnail)
+            async let full = manager.loadImage(with: url)
+            let (smallImage, fullImage) = try await (small.image, full.image)
+            #expect(max(smallImage.width, smallImage.height) == 8)
+            #expect(max(fullImage.width, fullImage.height) > 8)
+            #expect(origin.requestCount("/both.jpg") == 2)
+        }
+    }
+
+    @Test("cancelling the operation, or the calling task, stops the download at the origin")
+    func cancelStopsDownload() async throws {
+        try await withManager { origin, manager, cache in
+            let gate = OriginGate()
+            defer { gate.open() }
+            origin.route("/held.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
+            let url = origin.url("/held.jpg")
+
+            let answers = ManagerAnswers()
+            let operation = manager.loadImage(with: url) { answers.record($0) }
+            #expect(await eventually { origin.inFlightRequests == 1 })
+            operation.cancel()
+            #expect(answers.count == 1)
+            #expect(answers.last.map { if case .failure(.cancelled) = $0 { true } else { false } } == true)
+            #expect(await eventually { origin.inFlightRequests == 0 })
+
+            let task = Task { try await manager.loadImage(with: url) }
+            #expect(await eventually { origin.requestCount("/held.jpg") == 2 && origin.inFlightRequests == 1 })
+            task.cancel()
+            await #expect(throws: WebImageError.cancelled) { try await task.value }
+            #expect(await eventually { origin.inFlightRequests == 0 })
+            #expect(await eventually { !manager.isRunning })
+            #expect(await cache.containsImage(forKey: url.absoluteString, cacheType: .all) == .none)
+        }
+    }
+
     @Test("undecodable bytes blocklist the URL (no second request); a 404 does not")
     func blocklist() async throws {
         try await withManager { origin, manager, cache in
@@ -84,6 +125,8 @@ struct ImageManagerHTTPTests {
             let changed = ManagerAnswers()
             manager.loadImage(with: url, options: [.refreshCached, .waitStoreCache]) { changed.record($0) }
             #expect(await eventually { changed.count == 2 })
+            let rgb = try ImageCodersManager.shared.decode(try Fixtures.data("png-rgb.png"))
+            #expect(try changed.all.first?.get().image.bitmap == rgb.bitmap)  // the cached image came first
             let fresh = try #require(try changed.all.last?.get())
             #expect(fresh.cacheType == .none)
             let gray = try ImageCodersManager.shared.decode(try Fixtures.data("png-gray.png"))
@@ -111,19 +154,21 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("the prefetcher keeps at most maxConcurrentPrefetchCount requests in flight")
+    @Test("the prefetcher keeps at most maxConcurrentPrefetchCount requests in flight, across calls")
     func prefetchWindow() async throws {
         try await withManager { origin, manager, _ in
-            var urls: [URL] = []
-            for index in 0..<12 {
+            let urls = (0..<12).map { index -> URL in
                 origin.route("/p\(index).png", .delayed(0.05, .fixture("png-gray.png")))
-                urls.append(origin.url("/p\(index).png"))
+                return origin.url("/p\(index).png")
             }
             var settings = ImagePrefetcher.Settings()
             settings.maxConcurrentPrefetchCount = 3
             let prefetcher = ImagePrefetcher(manager: manager, settings: settings)
-            let result = await prefetcher.prefetch(urls)
-            #expect(result == (12, 0))
+            // Two calls at once share the one window.
+            async let first = prefetcher.prefetch(Array(urls[..<6]))
+            async let second = prefetcher.prefetch(Array(urls[6...]))
+            let results = await [first, second]
+            #expect(results.map(\.finished) == [6, 6] && results.map(\.skipped) == [0, 0])
             #expect(origin.maxConcurrentRequests <= 3)
             #expect(origin.maxConcurrentRequests >= 2)
         }

@@ -95,8 +95,10 @@ struct ImagePrefetcherTests {
         let prefetched = events.compactMap { if case .didPrefetch(_, _, let f, let t) = $0 { (f, t) } else { nil } }
         #expect(prefetched.count == 9)
         #expect(prefetched.allSatisfy { $0.0 <= $0.1 && $0.1 <= 9 })
+        #expect(prefetched.map(\.0).max() == 9)
         let finishes = events.compactMap { if case .didFinish(let t, let s) = $0 { (t, s) } else { nil } }
         #expect(finishes.count == 1)
+        #expect(finishes.first.map { $0.0 } == 9)
         #expect(finishes.first.map { $0.1 } == 1)
     }
 

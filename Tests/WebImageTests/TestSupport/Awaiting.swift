@@ -1,8 +1,9 @@
 import Foundation
 
-/// Polls `condition` every 2 ms until it holds or `timeout` passes; returns whether it held.
+/// Polls `condition` every 2 ms until it holds or `timeout` passes; returns whether it held. The
+/// timeout is generous: the whole suite shares two cores, and CPU-heavy tests can delay a load by seconds.
 @discardableResult
-func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now >= deadline { return false }

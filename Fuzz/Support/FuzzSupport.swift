@@ -21,14 +21,20 @@ func fuzzOptions(for data: Data) -> ImageDecodeOptions {
     return options
 }
 
-/// Checks what every successful decode promises; a broken promise aborts, which libFuzzer reports.
-func checkInvariants(_ image: Image) {
+/// Checks what every successful decode promises; a broken promise aborts, which libFuzzer reports:
+/// consistent bitmaps, one size for all frames, and a thumbnail that fits the box asked for.
+func checkInvariants(_ image: Image, _ options: ImageDecodeOptions) {
+    let size = image.frames[0].bitmap.size
     for frame in image.frames {
         let bitmap = frame.bitmap
         guard bitmap.width > 0, bitmap.height > 0,
               bitmap.pixels.count >= bitmap.bytesPerRow * bitmap.height,
               bitmap.bytesPerRow >= bitmap.width * Bitmap.bytesPerPixel
         else { fatalError("inconsistent bitmap \(bitmap.width)x\(bitmap.height) row \(bitmap.bytesPerRow)") }
+        precondition(bitmap.size == size, "frames of different sizes: \(size) and \(bitmap.size)")
+    }
+    if let box = options.thumbnailPixelSize, options.scaleDownLimitBytes == nil {
+        precondition(size.width <= box.width && size.height <= box.height, "thumbnail \(size) exceeds the box \(box)")
     }
 }
 
@@ -36,7 +42,8 @@ func checkInvariants(_ image: Image) {
 /// error type is a bug (the API promises ImageCoderError only).
 func fuzzDecode(_ coder: some ImageCoder, _ data: Data) {
     do {
-        checkInvariants(try coder.decode(data, options: fuzzOptions(for: data)))
+        let options = fuzzOptions(for: data)
+        checkInvariants(try coder.decode(data, options: options), options)
     } catch is ImageCoderError {
     } catch {
         fatalError("decode threw a non-ImageCoderError: \(error)")
@@ -47,7 +54,8 @@ func fuzzDecode(_ coder: some ImageCoder, _ data: Data) {
 /// reproduces from the file alone), asking for an image after every chunk as a download would,
 /// then finishes with a final update.
 func fuzzIncremental(_ coder: some ProgressiveImageCoder, _ data: Data) {
-    let decoder = coder.makeIncrementalDecoder(options: fuzzOptions(for: data))
+    let options = fuzzOptions(for: data)
+    let decoder = coder.makeIncrementalDecoder(options: options)
     var state = UInt64(truncatingIfNeeded: data.count) &* 0x9E37_79B9_7F4A_7C15 | 1
     var end = 0
     while end < data.count {
@@ -55,7 +63,7 @@ func fuzzIncremental(_ coder: some ProgressiveImageCoder, _ data: Data) {
         end = min(data.count, end + 1 + Int(state % 700))
         decoder.update(data.prefix(end), isFinal: false)
         do {
-            if let image = try decoder.decodedImage() { checkInvariants(image) }
+            if let image = try decoder.decodedImage() { checkInvariants(image, options) }
         } catch is ImageCoderError {
         } catch {
             fatalError("partial decode threw a non-ImageCoderError: \(error)")
@@ -63,7 +71,7 @@ func fuzzIncremental(_ coder: some ProgressiveImageCoder, _ data: Data) {
     }
     decoder.update(data, isFinal: true)
     do {
-        if let image = try decoder.decodedImage() { checkInvariants(image) }
+        if let image = try decoder.decodedImage() { checkInvariants(image, options) }
     } catch is ImageCoderError {
     } catch {
         fatalError("final decode threw a non-ImageCoderError: \(error)")

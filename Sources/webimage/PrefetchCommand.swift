@@ -71,7 +71,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             CLIError.exit(with: error.message)
         }
         let pipeline = CLIPipeline(cacheDirectory: cacheDirectory.path, concurrency: concurrency)
-        let tally = PrefetchTally(total: list.count)
+        let tally = PrefetchTally(total: list.count, disk: pipeline.cache.diskCache)
         let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally, logger: logger)
         await pipeline.shutdown()
 
@@ -82,7 +82,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         if interrupted {
             logger.warning("interrupted: \(list.count - snapshot.done) URLs not fetched")
         }
-        logger.info("\(ByteCount.text(Int(snapshot.bytes))) downloaded, \(Int(Double(snapshot.done) / max(seconds, 0.001))) images/s")
+        logger.info("\(ByteCount.text(Int(snapshot.bytes))) stored, \(Int(Double(snapshot.done) / max(seconds, 0.001))) images/s")
         print("finished \(snapshot.succeeded), skipped \(snapshot.failed.count) in \(String(format: "%.1f", seconds)) s")
         if interrupted { throw ExitCode(130) }
         if !snapshot.failed.isEmpty { throw ExitCode(2) }
@@ -102,7 +102,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             }
         }
         var settings = ImagePrefetcher.Settings()
-        settings.maxConcurrentPrefetchCount = concurrency
+        settings.maxConcurrentPrefetchCount = concurrency * 2
         // The process exits when the list is done, so a store must be on disk before its load
         // counts; images are stored to disk only (nothing here reads memory, and without --decode
         // the decoded image is a placeholder); the cache was checked above.
@@ -119,11 +119,6 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
         let prefetcher = ImagePrefetcher(manager: pipeline.manager, settings: settings)
 
-        let bytes = Task {
-            for await case .finish(_, let metrics, _) in pipeline.downloader.events() {
-                tally.addBytes(metrics.receivedBytes)
-            }
-        }
         let progress = PrefetchProgress(tally: tally, enabled: !noProgress)
         let display = Task { await progress.run() }
         let work = Task { _ = await prefetcher.prefetch(pending) }
@@ -132,7 +127,6 @@ struct PrefetchCommand: AsyncParsableCommand {
         interrupt.stop()
         display.cancel()
         await display.value
-        bytes.cancel()
         return (interrupt.wasInterrupted, tally.snapshot)
     }
 }

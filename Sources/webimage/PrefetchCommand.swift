@@ -72,7 +72,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
         let pipeline = CLIPipeline(cacheDirectory: cacheDirectory.path, concurrency: concurrency)
         let tally = PrefetchTally(total: list.count, disk: pipeline.cache.diskCache)
-        let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally)
+        let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally, logger: logger)
         await pipeline.shutdown()
 
         let seconds = tally.elapsedSeconds
@@ -90,7 +90,7 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     /// Runs the prefetch with the progress display and Ctrl-C handling; answers whether it was
     /// interrupted and the final counts.
-    private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally) async -> (Bool, PrefetchTally.Snapshot) {
+    private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally, logger: Logger) async -> (Bool, PrefetchTally.Snapshot) {
         // Entries already on disk cost a stat each here instead of a disk query (read and decode)
         // per URL in the manager, so a re-run over a warm cache is quick.
         var pending: [URL] = []
@@ -111,7 +111,11 @@ struct PrefetchCommand: AsyncParsableCommand {
         settings.context.queryCacheType = .none
         if !decode { settings.context.imageCoder = SniffOnlyCoder() }
         settings.observer = { event in
-            if case .didPrefetch(let url, let succeeded, _, _) = event { tally.record(url, succeeded: succeeded) }
+            guard case .didPrefetch(let url, let succeeded, _, _) = event else { return }
+            tally.record(url, succeeded: succeeded)
+            // With .waitStoreCache the bytes are on disk by now: scripts/crash-consistency holds
+            // the CLI to every URL it reports this way.
+            if succeeded { logger.debug("stored \(url.absoluteString)") }
         }
         let prefetcher = ImagePrefetcher(manager: pipeline.manager, settings: settings)
 

@@ -13,7 +13,7 @@ struct CacheCommand: AsyncParsableCommand {
               webimage cache clean                # remove entries past their age (7 days) and trim to the size limit
               webimage cache clear --cache-dir /tmp/thumbs
             """,
-        subcommands: [Info.self, Clean.self, Clear.self]
+        subcommands: [Info.self, Clean.self, Clear.self, Export.self]
     )
 
     struct Info: AsyncParsableCommand {

@@ -13,7 +13,8 @@ struct FetchCommand: AsyncParsableCommand {
             hit, and thumbnails and transforms are derived from that cached original without downloading \
             again. Prints one JSON line, as `webimage decode` does, plus where the image came from:
               {"format":"jpeg","width":W,"height":H,"frames":N,"loopCount":L,"hasAlpha":B,"cacheType":"disk"}
-            (cacheType: "none" = loaded, "disk" or "memory" = cache hit). With -o the image is also \
+            (cacheType: "none" = loaded, "disk" or "memory" = cache hit; width and height as displayed, \
+            EXIF orientation applied). With -o the image is also \
             written: the format comes from --format, else the file's extension, else the source's; \
             EXIF orientation is applied to the pixels written.
 
@@ -124,8 +125,12 @@ struct FetchCommand: AsyncParsableCommand {
             logger.info("wrote \(output): \(target.rawValue), \(data.count) bytes")
         }
         let image = result.image
+        // As displayed: a cached thumbnail is stored upright, so stored sizes would differ between a
+        // first fetch and the disk hit after it.
+        let swaps = image.orientation.swapsDimensions
         let summary = DecodeSummary(
-            format: image.format.rawValue, width: image.width, height: image.height, frames: image.frames.count,
+            format: image.format.rawValue, width: swaps ? image.height : image.width,
+            height: swaps ? image.width : image.height, frames: image.frames.count,
             loopCount: image.loopCount, hasAlpha: image.hasAlpha)
         print(summary.jsonLine().dropLast() + ",\"cacheType\":\"\(Self.name(result.cacheType))\"}")
     }

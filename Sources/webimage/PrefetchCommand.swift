@@ -71,8 +71,8 @@ struct PrefetchCommand: AsyncParsableCommand {
             CLIError.exit(with: error.message)
         }
         let pipeline = CLIPipeline(cacheDirectory: cacheDirectory.path, concurrency: concurrency)
-        let tally = PrefetchTally(total: list.count)
-        let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally)
+        let tally = PrefetchTally(total: list.count, disk: pipeline.cache.diskCache)
+        let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally, logger: logger)
         await pipeline.shutdown()
 
         let seconds = tally.elapsedSeconds
@@ -82,7 +82,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         if interrupted {
             logger.warning("interrupted: \(list.count - snapshot.done) URLs not fetched")
         }
-        logger.info("\(ByteCount.text(Int(snapshot.bytes))) downloaded, \(Int(Double(snapshot.done) / max(seconds, 0.001))) images/s")
+        logger.info("\(ByteCount.text(Int(snapshot.bytes))) stored, \(Int(Double(snapshot.done) / max(seconds, 0.001))) images/s")
         print("finished \(snapshot.succeeded), skipped \(snapshot.failed.count) in \(String(format: "%.1f", seconds)) s")
         if interrupted { throw ExitCode(130) }
         if !snapshot.failed.isEmpty { throw ExitCode(2) }
@@ -90,7 +90,7 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     /// Runs the prefetch with the progress display and Ctrl-C handling; answers whether it was
     /// interrupted and the final counts.
-    private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally) async -> (Bool, PrefetchTally.Snapshot) {
+    private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally, logger: Logger) async -> (Bool, PrefetchTally.Snapshot) {
         // Entries already on disk cost a stat each here instead of a disk query (read and decode)
         // per URL in the manager, so a re-run over a warm cache is quick.
         var pending: [URL] = []
@@ -102,7 +102,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             }
         }
         var settings = ImagePrefetcher.Settings()
-        settings.maxConcurrentPrefetchCount = concurrency
+        settings.maxConcurrentPrefetchCount = concurrency * 2
         // The process exits when the list is done, so a store must be on disk before its load
         // counts; images are stored to disk only (nothing here reads memory, and without --decode
         // the decoded image is a placeholder); the cache was checked above.
@@ -111,15 +111,14 @@ struct PrefetchCommand: AsyncParsableCommand {
         settings.context.queryCacheType = .none
         if !decode { settings.context.imageCoder = SniffOnlyCoder() }
         settings.observer = { event in
-            if case .didPrefetch(let url, let succeeded, _, _) = event { tally.record(url, succeeded: succeeded) }
+            guard case .didPrefetch(let url, let succeeded, _, _) = event else { return }
+            tally.record(url, succeeded: succeeded)
+            // With .waitStoreCache the bytes are on disk by now: scripts/crash-consistency holds
+            // the CLI to every URL it reports this way.
+            if succeeded { logger.debug("stored \(url.absoluteString)") }
         }
         let prefetcher = ImagePrefetcher(manager: pipeline.manager, settings: settings)
 
-        let bytes = Task {
-            for await case .finish(_, let metrics, _) in pipeline.downloader.events() {
-                tally.addBytes(metrics.receivedBytes)
-            }
-        }
         let progress = PrefetchProgress(tally: tally, enabled: !noProgress)
         let display = Task { await progress.run() }
         let work = Task { _ = await prefetcher.prefetch(pending) }
@@ -128,7 +127,6 @@ struct PrefetchCommand: AsyncParsableCommand {
         interrupt.stop()
         display.cancel()
         await display.value
-        bytes.cancel()
         return (interrupt.wasInterrupted, tally.snapshot)
     }
 }

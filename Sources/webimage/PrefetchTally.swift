@@ -1,8 +1,11 @@
 import Foundation
 import Synchronization
+import WebImage
 
-/// Counts of a running prefetch, updated from the prefetcher's observer and the downloader's
-/// events, read by the progress display.
+/// Counts of a running prefetch, updated from the prefetcher's observer, read by the progress
+/// display. Bytes are what the disk cache grew by (entries and their sidecars): read from its
+/// running total when asked, rather than summed from the downloader's events, which would cost
+/// the client several thread hops per image.
 final class PrefetchTally: Sendable {
     struct Snapshot {
         var total: Int
@@ -14,18 +17,24 @@ final class PrefetchTally: Sendable {
 
     let start = ContinuousClock.now
     private let state: Mutex<Snapshot>
+    private let disk: DiskCache
+    private let initialDiskSize: Int
 
-    init(total: Int) { state = Mutex(Snapshot(total: total)) }
+    init(total: Int, disk: DiskCache) {
+        state = Mutex(Snapshot(total: total))
+        self.disk = disk
+        initialDiskSize = disk.totalSize
+    }
 
     func record(_ url: URL, succeeded: Bool) {
         state.withLock { succeeded ? ($0.succeeded += 1) : $0.failed.append(url) }
     }
 
-    func addBytes(_ bytes: Int64) {
-        state.withLock { $0.bytes += bytes }
+    var snapshot: Snapshot {
+        var snapshot = state.withLock { $0 }
+        snapshot.bytes = Int64(max(0, disk.totalSize - initialDiskSize))
+        return snapshot
     }
-
-    var snapshot: Snapshot { state.withLock { $0 } }
 
     var elapsedSeconds: Double {
         let elapsed = ContinuousClock.now - start

@@ -43,6 +43,20 @@ struct FetchCommandTests {
         #expect(written.pixelSize == PixelSize(width: 24, height: 16))
     }
 
+    @Test func aRotatedThumbnailHasTheSameSizeFromTheLoaderAndFromDisk() async throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("thumb.png")
+        let args = ["fetch", Fixtures.directory.appendingPathComponent("jpeg-orientation6.jpg").path, "--thumbnail", "24x24",
+                    "-o", out.path, "--cache-dir", dir.appendingPathComponent("cache").path]
+        for cacheType in ["none", "disk"] {
+            let result = try await CLIRunner.run(args)
+            #expect(result.stdout.contains(#""width":16,"height":24"#), "\(result.stdout)")
+            #expect(result.stdout.contains(#""cacheType":"\#(cacheType)""#))
+            #expect(try PNGCoder().decode(try Data(contentsOf: out)).pixelSize == PixelSize(width: 16, height: 24))
+        }
+    }
+
     @Test func appliesTransformStepsInOrderAndUprightsTheOutput() async throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// An HTTP/1.1 server on 127.0.0.1 (random port) for tests that download: fixture routes,
@@ -30,11 +31,17 @@ final class TestOrigin: Sendable {
     private let channel = Mutex<(any Channel)?>(nil)
     /// The port the origin listens on.
     let port: Int
+    /// `https` when the origin speaks TLS, else `http`.
+    let scheme: String
 
-    private init(port: Int) { self.port = port }
+    private init(port: Int, scheme: String) {
+        self.port = port
+        self.scheme = scheme
+    }
 
-    /// Starts a fresh origin on a free port.
-    static func start() async throws -> TestOrigin {
+    /// Starts a fresh origin on a free port; with `tls`, every connection is TLS first
+    /// (see ``SelfSignedCertificate``).
+    static func start(tls: NIOSSLContext? = nil) async throws -> TestOrigin {
         let holder = Mutex<TestOrigin?>(nil)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -43,12 +50,13 @@ final class TestOrigin: Sendable {
             .childChannelInitializer { channel in
                 guard let origin = holder.withLock({ $0 }) else { return channel.close() }
                 return channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(OriginHandler(origin: origin))
                 }
             }
         let server = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        let origin = TestOrigin(port: server.localAddress?.port ?? 0)
+        let origin = TestOrigin(port: server.localAddress?.port ?? 0, scheme: tls == nil ? "http" : "https")
         origin.channel.withLock { $0 = server }
         holder.withLock { $0 = origin }
         return origin
@@ -65,9 +73,9 @@ final class TestOrigin: Sendable {
         try? await channel.withLock { $0 }?.close()
     }
 
-    /// `http://127.0.0.1:<port><path>`.
+    /// `http://127.0.0.1:<port><path>` (`https` for a TLS origin).
     func url(_ path: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)\(path)")!
+        URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")!
     }
 
     /// Answers `path` (query ignored) with `response` from now on.

@@ -8,9 +8,9 @@ struct CacheCommand: AsyncParsableCommand {
         abstract: "Inspect or empty the disk cache that fetch and prefetch fill.",
         discussion: """
             Examples:
-              webimage cache info                 # path, size, entries, oldest and newest entry
-              webimage cache info --json          # the same as one JSON line
-              webimage cache clean                # remove entries past their age (7 days) and trim to the size limit
+              webimage cache info           # path, size, entries, oldest, newest
+              webimage cache info --json    # the same as one JSON line
+              webimage cache clean          # remove expired entries, trim to the limit
               webimage cache clear --cache-dir /tmp/thumbs
             """,
         subcommands: [Info.self, Clean.self, Clear.self, Export.self]

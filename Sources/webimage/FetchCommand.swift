@@ -12,14 +12,15 @@ struct FetchCommand: AsyncParsableCommand {
             file) and stores the original bytes in the disk cache; the next fetch of the same URL is a disk \
             hit, and thumbnails and transforms are derived from that cached original without downloading \
             again. Prints one JSON line, as `webimage decode` does, plus where the image came from:
-              {"format":"jpeg","width":W,"height":H,"frames":N,"loopCount":L,"hasAlpha":B,"cacheType":"disk"}
+              {"format":"jpeg","width":W,"height":H,...,"cacheType":"disk"}
             (cacheType: "none" = loaded, "disk" or "memory" = cache hit; width and height as displayed, \
             EXIF orientation applied). With -o the image is also \
             written: the format comes from --format, else the file's extension, else the source's; \
             EXIF orientation is applied to the pixels written.
 
             --transform steps (comma-separated, or repeat the option; applied in order):
-              \(TransformSpec.grammar)
+              resize:WxH[:fit|fill|stretch]  crop:X,Y,W,H  flip:h|v|hv  rotate:DEG
+              round:R  tint:#RRGGBB[AA]  blur:R
 
             Exit status: 0 on success, 1 with one "error:" line when the image cannot be loaded or \
             written, 64 for a bad argument.
@@ -27,9 +28,9 @@ struct FetchCommand: AsyncParsableCommand {
             Examples:
               webimage fetch https://example.com/cat.jpg -v
               webimage fetch photo.jpg --thumbnail 256x256 -o thumb.webp --quality 80
-              webimage fetch https://example.com/a.png --transform resize:400x400:fill,round:24 -o avatar.png
-              webimage fetch https://example.com/a.png --transform crop:0,0,100,100 --transform flip:h -o a.png
-              webimage fetch https://example.com/a.png --no-cache     # neither read nor write the cache
+              webimage fetch a.png --transform resize:99x99:fill,round:9 -o b.png
+              webimage fetch a.png --transform crop:0,0,100,100 --transform flip:h -o b.png
+              webimage fetch https://x.org/a.png --no-cache   # no cache read or write
             """
     )
 

@@ -102,6 +102,8 @@ struct PrefetchCommand: AsyncParsableCommand {
             }
         }
         var settings = ImagePrefetcher.Settings()
+        // --concurrency bounds the downloads (the downloader's limit, as curl's --parallel-max);
+        // the window holds twice that so checks and disk writes overlap the next downloads.
         settings.maxConcurrentPrefetchCount = concurrency * 2
         // The process exits when the list is done, so a store must be on disk before its load
         // counts; images are stored to disk only (nothing here reads memory, and without --decode

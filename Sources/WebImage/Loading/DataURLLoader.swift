@@ -14,12 +14,10 @@ public struct DataURLLoader: ImageLoader {
         with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
         progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
     ) -> any WebImageOperation {
-        let operation = LocalLoadOperation(progress: progress, completion: completed)
         let string = url.absoluteString
-        operation.start(url: url, options: options, context: context) {
+        return LocalLoadOperation.load(url, options: options, context: context, progress: progress, completed: completed) {
             Self.payload(of: string).map { .success($0) } ?? .failure(.invalidURL(Self.abbreviated(string)))
         }
-        return operation
     }
 
     /// The bytes of a `data:` URL, or `nil` when it is malformed.

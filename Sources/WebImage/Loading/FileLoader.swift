@@ -14,12 +14,10 @@ public struct FileLoader: ImageLoader {
         with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
         progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
     ) -> any WebImageOperation {
-        let operation = LocalLoadOperation(progress: progress, completion: completed)
         let path = url.path
-        operation.start(url: url, options: options, context: context) {
+        return LocalLoadOperation.load(url, options: options, context: context, progress: progress, completed: completed) {
             Self.read(path)
         }
-        return operation
     }
 
     static func read(_ path: String) -> Result<Data, WebImageError> {

@@ -21,8 +21,19 @@ final class LocalLoadOperation: WebImageOperation {
         delivery.async { [callbacks] in callbacks.complete(.failure(.cancelled)) }
     }
 
+    /// A started load: `read` and the decode run on a global queue, then the result is delivered.
+    static func load(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion,
+        read: @escaping @Sendable () -> Result<Data, WebImageError>
+    ) -> LocalLoadOperation {
+        let operation = LocalLoadOperation(progress: progress, completion: completed)
+        operation.start(url: url, options: options, context: context, read: read)
+        return operation
+    }
+
     /// Reads with `read` and decodes on a global queue, then delivers.
-    func start(url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+    private func start(url: URL, options: DownloaderOptions, context: ImageLoaderContext,
                read: @escaping @Sendable () -> Result<Data, WebImageError>) {
         DispatchQueue.global().async { [self] in
             guard !isCancelled else { return }

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `decoder` is touched only on the serial `queue`; everything else is
 /// immutable or in the `pending` mutex.
-final class ProgressiveDecoding: @unchecked Sendable {
+final class ProgressiveDecoding: @unchecked Sendable {  // decoder: serial `queue` only; flags: the `pending` Mutex
     private let queue = DispatchQueue(label: "WebImage.ProgressiveDecoding", qos: .utility)
     private let decoder: any IncrementalImageDecoder
     /// The bytes so far, read only when a decode starts (so the transfer's buffer is not copied

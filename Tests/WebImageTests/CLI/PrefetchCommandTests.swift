@@ -67,7 +67,10 @@ struct PrefetchCommandTests {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let list = dir.appendingPathComponent("urls.txt")
-        let urls = [origin.url("/fast.png")] + (0..<8).map { origin.url("/slow.png?n=\($0)") }
+        // Four URLs for four slots: every one starts at once. With more URLs than slots the
+        // prefetch workers race to the downloader, and under load the fast one can queue
+        // behind slow ones until they time out.
+        let urls = [origin.url("/fast.png")] + (0..<3).map { origin.url("/slow.png?n=\($0)") }
         try urls.map(\.absoluteString).joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
         let cache = dir.appendingPathComponent("cache")
 

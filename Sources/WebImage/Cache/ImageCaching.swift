@@ -51,15 +51,24 @@ public protocol ImageCaching: Sendable {
     func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType
 
     func clear(_ cacheType: ImageCacheType) async
+
+    /// The callback form (SD style): `completion` fires exactly once — with the result, or with
+    /// `nil` synchronously inside ``ImageCacheToken/cancel()`` — and never after a cancel. A
+    /// requirement, so a cache that can answer on the caller's thread (``ImageCache``'s memory
+    /// hits, `queryDiskDataSync`) does so through `any ImageCaching` too.
+    @discardableResult
+    func queryImage(
+        forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
+        cacheType: ImageCacheType, completion: @escaping @Sendable (ImageCacheResult?) -> Void
+    ) -> ImageCacheToken
 }
 
 extension ImageCaching {
-    /// The callback form (SD style): `completion` fires exactly once — with the result, or with
-    /// `nil` synchronously inside ``ImageCacheToken/cancel()`` — and never after a cancel.
+    /// Default: the async query on a task of its own, so the completion always runs on another thread.
     @discardableResult
     public func queryImage(
-        forKey key: String, options: ImageCacheQueryOptions = [], decodeOptions: ImageDecodeOptions = .default,
-        cacheType: ImageCacheType = .all, completion: @escaping @Sendable (ImageCacheResult?) -> Void
+        forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
+        cacheType: ImageCacheType, completion: @escaping @Sendable (ImageCacheResult?) -> Void
     ) -> ImageCacheToken {
         let token = ImageCacheToken(completion: completion)
         let task = Task {

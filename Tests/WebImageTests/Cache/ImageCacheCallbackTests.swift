@@ -29,6 +29,30 @@ struct ImageCacheCallbackTests {
         #expect(answers.count == 1)
     }
 
+    @Test("through `any ImageCaching` the memory hit is still synchronous (the callback form is a requirement)")
+    func memoryHitIsSynchronousThroughTheProtocol() throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache: any ImageCaching = makeCache(directory)
+        (cache as? ImageCache)?.storeImageToMemory(Image(bitmap: Fixtures.testCard(width: 4, height: 4)), forKey: "m")
+        let answers = Answers()
+        cache.queryImage(forKey: "m", options: [], decodeOptions: .default, cacheType: .all) { answers.record($0) }
+        #expect(answers.count == 1)
+    }
+
+    @Test("a cache without its own callback form gets the default: one answer, from the async query")
+    func defaultCallbackFormAnswersOnce() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let inner = makeCache(directory)
+        inner.storeImageToMemory(Image(bitmap: Fixtures.testCard(width: 4, height: 4)), forKey: "m")
+        let caches: any ImageCaching = ImageCachesManager(caches: [inner])
+        let result: ImageCacheResult? = await withCheckedContinuation { continuation in
+            caches.queryImage(forKey: "m", options: [], decodeOptions: .default, cacheType: .all) {
+                continuation.resume(returning: $0)
+            }
+        }
+        #expect(result?.cacheType == .memory)
+    }
+
     @Test("queryDiskDataSync answers a disk hit before queryImage returns")
     func diskSync() async throws {
         let directory = try TemporaryCacheDirectory()

@@ -19,14 +19,14 @@ struct FaultMatrixTests {
         FaultRow("503 with Retry-After",
                  .body(.bytes(Data("busy".utf8)), status: 503, contentType: "text/plain", headers: [("Retry-After", "120")]),
                  .fails(code: 2001, blocklisted: false)),
-        FaultRow("headers later than the idle timeout", .delayed(3, .fixture("jpeg-baseline.jpg")),
+        FaultRow("headers later than the idle timeout", .delayed(TestTiming.seconds(3), .fixture("jpeg-baseline.jpg")),
                  .fails(code: -1001, blocklisted: false)),
         FaultRow("slow drip, gaps longer than the idle timeout",
-                 .drip(.fixture("jpeg-baseline.jpg"), bytesPerSecond: 100, chunkSize: 256),
+                 .drip(.fixture("jpeg-baseline.jpg"), bytesPerSecond: Int(100 / TestTiming.scale), chunkSize: 256),
                  .fails(code: -1001, blocklisted: false)),
         FaultRow("slow drip past the resource timeout",
-                 .drip(.fixture("jpeg-baseline.jpg"), bytesPerSecond: 160, chunkSize: 16),
-                 configure: { $0.resourceTimeout = 1 }, .fails(code: -1001, blocklisted: false)),
+                 .drip(.fixture("jpeg-baseline.jpg"), bytesPerSecond: Int(160 / TestTiming.scale), chunkSize: 16),
+                 configure: { $0.resourceTimeout = TestTiming.seconds(1) }, .fails(code: -1001, blocklisted: false)),
         FaultRow("slow drip within the timeouts", .drip(.fixture("jpeg-baseline.jpg"), bytesPerSecond: 4_000, chunkSize: 128),
                  .loads),
         FaultRow("connection reset mid-body", .reset(.fixture("jpeg-baseline.jpg"), sentBytes: 400),
@@ -70,7 +70,7 @@ struct FaultMatrixTests {
             }
             // The rows' timeouts are 0.5-1 s; 30 s leaves room for a CPU-starved suite while still
             // catching a fault that only ends at the 15 s default timeout or never.
-            #expect(ContinuousClock.now - started < .seconds(30), "every fault ends within its timeouts")
+            #expect(ContinuousClock.now - started < .seconds(TestTiming.seconds(30)), "every fault ends within its timeouts")
             #expect(await eventually { !manager.isRunning }, "no operation left behind")
 
             switch row.outcome {
@@ -111,7 +111,7 @@ struct FaultMatrixTests {
     }
 
     /// A faulty origin with `row`'s routes (TLS when the row says), a healthy plain one, and a
-    /// manager over a fresh cache and a downloader with a 0.5 s idle timeout, so timeouts cost
+    /// manager over a fresh cache and a downloader with a 0.5 s idle timeout (× ``TestTiming/scale``), so timeouts cost
     /// little; everything is shut down afterwards.
     private func withFaultyOrigin(
         _ row: FaultRow, _ body: (TestOrigin, TestOrigin, ImageManager, ImageCache) async throws -> Void
@@ -120,7 +120,7 @@ struct FaultMatrixTests {
         let faulty = row.tls ? try await TestOrigin.start(tls: SelfSignedCertificate.serverContext()) : healthy
         for (path, response) in row.routes { faulty.route(path, response) }
         var config = DownloaderConfig()
-        config.downloadTimeout = 0.5
+        config.downloadTimeout = TestTiming.seconds(0.5)
         config.cookieJar = CookieJar()
         row.configure(&config)
         let downloader = ImageDownloader(config: config)

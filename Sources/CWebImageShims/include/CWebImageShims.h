@@ -1,3 +1,4 @@
 #pragma once
 #include "wi_jpeg.h"
 #include "wi_png.h"
+#include "wi_xattr.h"

@@ -30,7 +30,10 @@ public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
 ///   using a running total and an index built once, on first need — never a rescan per write.
 ///   ``removeExpiredData()`` rescans, which also repairs the index when other processes or
 ///   instances changed the directory.
-/// - Validators and extended data live in a sidecar per entry (``HTTPValidators``).
+/// - Validators and extended data live in an extended attribute of the entry's file
+///   (``DiskCacheAttribute``), set before the rename; where the file system refuses one, in a
+///   sidecar file per entry (``DiskCacheEntryMetadata``), which older versions always wrote and
+///   which is still read and removed with its entry.
 ///
 /// All methods are synchronous and safe from any thread; file I/O runs on the caller's thread,
 /// mostly outside the lock (the bytes are written and read unlocked; only renames, removals and
@@ -39,7 +42,9 @@ public final class DiskCache: Sendable {
     /// An entry as the index knows it.
     struct Entry {
         var size: Int
+        /// The attribute's value and the sidecar's bytes, when there are.
         var metadataSize = 0
+        var hasSidecar = false
         var accessDate: Date
         var modificationDate: Date
 
@@ -77,15 +82,26 @@ public final class DiskCache: Sendable {
     /// entry name may already be 255 bytes long and may end in any extension.
     let metadataDirectoryPath: String
     let state: Mutex<State>
+    /// Set when a write found the file system without user xattrs: later stores go straight to
+    /// sidecars instead of failing a syscall each.
+    let attributesUnsupported = Atomic<Bool>(false)
+    /// Tests stand in for a file system without user xattrs: every attribute write fails with
+    /// `EOPNOTSUPP`, as the kernel's would.
+    let refusesAttributes: Bool
 
     /// A cache over `directory` (created on the first store).
-    public init(directory: URL, config: DiskCacheConfig = DiskCacheConfig()) {
+    public convenience init(directory: URL, config: DiskCacheConfig = DiskCacheConfig()) {
+        self.init(directory: directory, config: config, refusesAttributes: false)
+    }
+
+    init(directory: URL, config: DiskCacheConfig, refusesAttributes: Bool) {
         self.directory = directory
         var path = directory.path
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         directoryPath = path
         metadataDirectoryPath = path + "/.meta"
         state = Mutex(State(config: config))
+        self.refusesAttributes = refusesAttributes
     }
 
     /// A cache in ``defaultDirectory(namespace:)``.
@@ -161,7 +177,8 @@ public final class DiskCache: Sendable {
 
     /// Stores `data` for `key`, replacing any previous entry with its metadata, then trims the
     /// cache to half of ``DiskCacheConfig/maxDiskSize`` if this store took it over (the new entry
-    /// stays). `validators` and `extendedData` go into the entry's sidecar.
+    /// stays). `validators` and `extendedData` go into the file's extended attribute (one file,
+    /// one rename), or into a sidecar where the file system refuses it.
     ///
     /// Throws ``DiskCacheError``: `entryTooLarge` when the entry alone exceeds the limit,
     /// `writeFailed` when the file system refuses.
@@ -173,14 +190,24 @@ public final class DiskCache: Sendable {
             throw DiskCacheError.entryTooLarge(size: data.count, limit: config.maxDiskSize)
         }
         let name = CacheKeys.diskFileName(forKey: key)
-        let (temporary, info) = try DiskCacheFiles.writeTemporary(data, in: directoryPath, sync: config.synchronizesWrites)
+        let hasMetadata = validators != nil || extendedData != nil
+        let attribute = hasMetadata && !attributesUnsupported.load(ordering: .relaxed)
+            ? DiskCacheAttribute.encode(validators: validators, extendedData: extendedData) : nil
+        let (temporary, info, attributeError) = try DiskCacheFiles.writeTemporary(
+            data, in: directoryPath, sync: config.synchronizesWrites,
+            finishing: attribute.map { value in { self.setAttribute(value, on: $0) } })
+        var metadataSize = 0
         var sidecar: (path: String, size: Int)?
-        if validators != nil || extendedData != nil {
+        if let attribute, attributeError == 0 {
+            metadataSize = attribute.count
+        } else if hasMetadata {
+            noteAttributeRefused(attributeError)
             let metadata = DiskCacheEntryMetadata(data: info.identity, validators: validators, extendedData: extendedData)
             do {
-                let (path, metaInfo) = try DiskCacheFiles.writeTemporary(
+                let (path, metaInfo, _) = try DiskCacheFiles.writeTemporary(
                     metadata.encoded(), in: metadataDirectoryPath, sync: config.synchronizesWrites)
                 sidecar = (path, metaInfo.size)
+                metadataSize = metaInfo.size
             } catch {
                 DiskCacheFiles.remove(temporary)
                 throw error
@@ -189,14 +216,15 @@ public final class DiskCache: Sendable {
         try state.withLock { state in
             loadIndexIfNeeded(&state)
             var entry = Entry(info)
-            entry.metadataSize = sidecar?.size ?? 0
+            entry.metadataSize = metadataSize
+            entry.hasSidecar = sidecar != nil
             let limit = state.config.maxDiskSize
             if limit > 0, entry.totalSize > limit {
                 DiskCacheFiles.remove(temporary)
                 if let sidecar { DiskCacheFiles.remove(sidecar.path) }
                 throw DiskCacheError.entryTooLarge(size: entry.totalSize, limit: limit)
             }
-            let hadSidecar = (state.index[name]?.metadataSize ?? 0) > 0
+            let hadSidecar = state.index[name]?.hasSidecar ?? false
             do {
                 try DiskCacheFiles.move(temporary, to: dataPath(name))
             } catch {
@@ -206,7 +234,10 @@ public final class DiskCache: Sendable {
             // Data first, sidecar second: a reader in between finds no metadata for the new bytes
             // (the old sidecar's identity no longer matches), never the old validators.
             if let sidecar {
-                if (try? DiskCacheFiles.move(sidecar.path, to: metadataPath(name))) == nil { entry.metadataSize = 0 }
+                if (try? DiskCacheFiles.move(sidecar.path, to: metadataPath(name))) == nil {
+                    entry.metadataSize = 0
+                    entry.hasSidecar = false
+                }
             } else if hadSidecar {
                 DiskCacheFiles.remove(metadataPath(name))
             }
@@ -217,7 +248,8 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Removes the entry for `key` (both names) and its metadata.
+    /// Removes the entry for `key` (both names) and its metadata (an attribute goes with its
+    /// file; a sidecar, the fallback's or an older version's, is removed beside it).
     public func removeData(forKey key: String) {
         let names = candidateNames(forKey: key)
         state.withLock { state in
@@ -275,8 +307,8 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Bytes of all entries and their sidecars, from the index (built on first use; drift from
-    /// other processes is corrected by ``removeExpiredData()``).
+    /// Bytes of all entries and their metadata (attribute values and sidecars), from the index
+    /// (built on first use; drift from other processes is corrected by ``removeExpiredData()``).
     public var totalSize: Int {
         state.withLock { state in
             loadIndexIfNeeded(&state)
@@ -315,18 +347,29 @@ public final class DiskCache: Sendable {
     private func scan(now: Date) -> ([String: Entry], Int) {
         let staleBefore = now.addingTimeInterval(-DiskCacheFiles.staleTemporaryAge)
         var index: [String: Entry] = [:]
+        // One size query per entry, until the file system says it has no user xattrs at all.
+        var attributesReadable = !refusesAttributes
         for (name, info) in DiskCacheFiles.list(directoryPath) {
             if name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
                 if info.modificationDate < staleBefore { DiskCacheFiles.remove(dataPath(name)) }
             } else if !name.hasPrefix("."), info.isRegularFile {
-                index[name] = Entry(info)
+                var entry = Entry(info)
+                if attributesReadable {
+                    if let size = DiskCacheAttribute.size(atPath: dataPath(name)) {
+                        entry.metadataSize = size
+                    } else {
+                        attributesReadable = false
+                    }
+                }
+                index[name] = entry
             }
         }
         for (name, info) in DiskCacheFiles.list(metadataDirectoryPath) {
             if name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
                 if info.modificationDate < staleBefore { DiskCacheFiles.remove(metadataPath(name)) }
             } else if index[name] != nil {
-                index[name]!.metadataSize = info.size
+                index[name]!.metadataSize += info.size
+                index[name]!.hasSidecar = true
             } else {
                 DiskCacheFiles.remove(metadataPath(name))
             }
@@ -357,6 +400,6 @@ public final class DiskCache: Sendable {
 
     private func removeFiles(_ name: String, _ entry: Entry) {
         DiskCacheFiles.remove(dataPath(name))
-        if entry.metadataSize > 0 { DiskCacheFiles.remove(metadataPath(name)) }
+        if entry.hasSidecar { DiskCacheFiles.remove(metadataPath(name)) }
     }
 }

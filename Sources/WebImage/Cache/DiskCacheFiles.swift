@@ -82,7 +82,13 @@ enum DiskCacheFiles {
 
     /// Writes `data` to a new hidden temp file in `directory` (created when missing) and returns
     /// its path and `stat`. The caller renames it into place or removes it.
-    static func writeTemporary(_ data: Data, in directory: String, sync: Bool) throws -> (String, DiskCacheFileInfo) {
+    ///
+    /// `finishing` runs on the written file before it is synced and closed (to set its metadata
+    /// attribute, so a sync covers both); the `errno` it returns is handed back, not thrown:
+    /// the caller has a fallback.
+    static func writeTemporary(
+        _ data: Data, in directory: String, sync: Bool, finishing: ((_ fd: Int32) -> Int32)? = nil
+    ) throws -> (path: String, info: DiskCacheFileInfo, finishingError: Int32) {
         let path = directory + "/" + temporaryPrefix + String(UInt64.random(in: .min ... .max), radix: 36)
         var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if fd < 0, errno == ENOENT {
@@ -98,6 +104,7 @@ enum DiskCacheFiles {
                 if n > 0 { written += n } else if n < 0, errno == EINTR { continue } else { failure = n < 0 ? errno : EIO; return }
             }
         }
+        let finishingError = failure == 0 ? finishing?(fd) ?? 0 : 0
         if failure == 0, sync, fsync(fd) != 0 { failure = errno }
         var st = stat()
         if failure == 0, fstat(fd, &st) != 0 { failure = errno }
@@ -106,7 +113,7 @@ enum DiskCacheFiles {
             unlink(path)
             throw DiskCacheError.writeFailed(path: path, errno: failure)
         }
-        return (path, DiskCacheFileInfo(st))
+        return (path, DiskCacheFileInfo(st), finishingError)
     }
 
     /// Atomically puts `source` at `destination`, replacing what was there.

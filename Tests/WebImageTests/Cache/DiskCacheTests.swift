@@ -6,6 +6,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import CWebImageShims
 
 /// A fresh directory per test, removed afterwards.
 struct TemporaryCacheDirectory: ~Copyable {
@@ -22,17 +23,37 @@ struct TemporaryCacheDirectory: ~Copyable {
     /// Names in the directory (not the `.meta` folder's contents).
     func names() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] }
 
-    /// Sum of the sizes of entries (non-hidden files) and sidecars, as `ls` would add them up.
+    /// Sum of the sizes of entries (non-hidden files), their metadata attributes and sidecars.
     func bytesOnDisk() -> Int {
         var total = 0
         for folder in [path, path + "/.meta"] {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             where !name.hasPrefix(".") {
                 total += DiskCacheFiles.info(atPath: folder + "/" + name)?.size ?? 0
+                total += attributeSize(folder + "/" + name) ?? 0
             }
         }
         return total
     }
+
+    /// Names in the `.meta` folder (none when it was never made).
+    func sidecarNames() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path + "/.meta")) ?? []
+    }
+
+    /// Whether this directory's file system takes user xattrs (tmpfs before Linux 6.6 does not).
+    func supportsAttributes() -> Bool {
+        let probe = path + "/.probe"
+        FileManager.default.createFile(atPath: probe, contents: nil)
+        defer { unlink(probe) }
+        return setxattr(probe, "user.webimage.probe", "x", 1, 0) == 0
+    }
+}
+
+/// The size of the metadata attribute of the file at `path`, or `nil` when it has none.
+func attributeSize(_ path: String) -> Int? {
+    let n = getxattr(path, DiskCacheAttribute.name, nil, 0)
+    return n >= 0 ? n : nil
 }
 
 /// Sets a file's access and modification times (seconds since 1970).
@@ -118,9 +139,8 @@ struct DiskCacheTests {
         let cache = DiskCache(directory: dir.url)
         for i in 0..<20 { try cache.store(bytes(10_000 + i), forKey: "k\(i % 7).png", validators: HTTPValidators(etag: "\"\(i)\"")) }
         #expect(dir.names().filter { $0.hasPrefix(".tmp") }.isEmpty)
-        let sidecars = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/.meta")
-        #expect(sidecars.filter { $0.hasPrefix(".tmp") }.isEmpty)
-        #expect(Set(dir.names()) == Set((0..<7).map { CacheKeys.diskFileName(forKey: "k\($0).png") } + [".meta"]))
+        #expect(dir.sidecarNames().filter { $0.hasPrefix(".tmp") }.isEmpty)
+        #expect(Set(dir.names().filter { !$0.hasPrefix(".") }) == Set((0..<7).map { CacheKeys.diskFileName(forKey: "k\($0).png") }))
     }
 
     @Test func aCrashedWritersTemporaryFileIsNeverAnEntry() throws {
@@ -326,12 +346,13 @@ struct DiskCacheTests {
         #expect(cache.totalCount == 11)
         #expect(cache.totalSize == dir.bytesOnDisk())
         #expect(cache.totalSize > files.reduce(0) { $0 + (DiskCacheFiles.info(atPath: dir.path + "/" + $1)?.size ?? 0) },
-                "sidecars are counted in the size")
+                "metadata is counted in the size")
     }
 
-    @Test func aFreshInstanceSeesTheEntriesAlreadyOnDisk() throws {
+    @Test(arguments: [false, true])
+    func aFreshInstanceSeesTheEntriesAlreadyOnDisk(refusesAttributes: Bool) throws {
         let dir = try TemporaryCacheDirectory()
-        let first = DiskCache(directory: dir.url)
+        let first = DiskCache(directory: dir.url, config: DiskCacheConfig(), refusesAttributes: refusesAttributes)
         for i in 0..<8 { try first.store(bytes(1000 + i), forKey: "k\(i)", validators: HTTPValidators(etag: "e\(i)")) }
         let second = DiskCache(directory: dir.url)
         #expect(second.totalCount == 8)
@@ -375,7 +396,7 @@ struct DiskCacheTests {
         cache.removeAll()
         #expect(cache.totalCount == 0 && cache.totalSize == 0)
         #expect(dir.names().filter { !$0.hasPrefix(".") }.isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/.meta").isEmpty)
+        #expect(dir.sidecarNames().isEmpty)
         #expect(!cache.containsData(forKey: "k0"))
         try cache.store(bytes(10), forKey: "again")
         #expect(cache.totalCount == 1)
@@ -383,9 +404,10 @@ struct DiskCacheTests {
 
     // MARK: Metadata
 
-    @Test func validatorsAndExtendedDataRoundTrip() throws {
+    @Test(arguments: [false, true])
+    func validatorsAndExtendedDataRoundTrip(refusesAttributes: Bool) throws {
         let dir = try TemporaryCacheDirectory()
-        let cache = DiskCache(directory: dir.url)
+        let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(), refusesAttributes: refusesAttributes)
         let expiry = Date(timeIntervalSince1970: 1_900_000_000)
         let validators = HTTPValidators(etag: "W/\"abc\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", expirationDate: expiry)
         try cache.store(bytes(10), forKey: "k.gif", validators: validators, extendedData: bytes(5, 9))
@@ -402,12 +424,14 @@ struct DiskCacheTests {
         #expect(cache.extendedData(forKey: "k.gif") == nil)
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/.meta/" + CacheKeys.diskFileName(forKey: "k.gif")),
                 "an empty sidecar is removed")
+        #expect(attributeSize(cache.path(forKey: "k.gif")) == nil, "and so is an empty attribute")
         #expect(cache.totalSize == 10)
     }
 
-    @Test func metadataGoesWithItsBytes() throws {
+    @Test(arguments: [false, true])
+    func metadataGoesWithItsBytes(refusesAttributes: Bool) throws {
         let dir = try TemporaryCacheDirectory()
-        let cache = DiskCache(directory: dir.url)
+        let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(), refusesAttributes: refusesAttributes)
         let sidecar = dir.path + "/.meta/" + CacheKeys.diskFileName(forKey: "k")
         try cache.store(bytes(10), forKey: "k", validators: HTTPValidators(etag: "1"), extendedData: bytes(2))
         try cache.store(bytes(20), forKey: "k")
@@ -426,7 +450,7 @@ struct DiskCacheTests {
         // Another writer (an older version, another tool) replaces the bytes without knowing
         // about sidecars: the old validators must not be served for the new bytes.
         let dir = try TemporaryCacheDirectory()
-        let cache = DiskCache(directory: dir.url)
+        let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(), refusesAttributes: true)
         try cache.store(bytes(10), forKey: "k", validators: HTTPValidators(etag: "old"))
         let replacement = dir.path + "/other-writer"
         #expect(FileManager.default.createFile(atPath: replacement, contents: bytes(10, 7)))
@@ -437,12 +461,118 @@ struct DiskCacheTests {
 
     @Test func anOrphanedSidecarIsRemovedBySweeps() throws {
         let dir = try TemporaryCacheDirectory()
-        let cache = DiskCache(directory: dir.url)
+        let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(), refusesAttributes: true)
         try cache.store(bytes(10), forKey: "k", extendedData: bytes(4))
+        #expect(dir.sidecarNames().count == 1)
         try FileManager.default.removeItem(atPath: cache.path(forKey: "k"))
         cache.removeExpiredData()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/.meta").isEmpty)
+        #expect(dir.sidecarNames().isEmpty)
         #expect(cache.totalSize == 0)
+    }
+
+    // MARK: Where metadata lives
+
+    @Test func metadataLivesInAnAttributeOfTheEntryFile() throws {
+        let dir = try TemporaryCacheDirectory()
+        guard dir.supportsAttributes() else { return }  // the fallback's tests below cover such file systems
+        let cache = DiskCache(directory: dir.url)
+        let validators = HTTPValidators(etag: "\"v1\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT",
+                                        expirationDate: Date(timeIntervalSince1970: 1_900_000_000.25))
+        try cache.store(bytes(1000), forKey: "k.jpg", validators: validators, extendedData: bytes(300, 4))
+        #expect(dir.sidecarNames().isEmpty, "one file per entry")
+        let size = try #require(attributeSize(cache.path(forKey: "k.jpg")))
+        #expect(cache.totalSize == 1000 + size && cache.totalSize == dir.bytesOnDisk())
+
+        let fresh = DiskCache(directory: dir.url)
+        #expect(fresh.validators(forKey: "k.jpg") == validators)
+        #expect(fresh.extendedData(forKey: "k.jpg") == bytes(300, 4))
+        #expect(fresh.totalSize == cache.totalSize, "a scan counts the attribute as the store did")
+
+        try fresh.setValidators(HTTPValidators(etag: "\"v2\""), forKey: "k.jpg")
+        #expect(fresh.validators(forKey: "k.jpg")?.etag == "\"v2\"")
+        #expect(fresh.extendedData(forKey: "k.jpg") == bytes(300, 4))
+        #expect(dir.sidecarNames().isEmpty)
+        #expect(fresh.totalSize == dir.bytesOnDisk())
+    }
+
+    @Test func withoutAttributesMetadataFallsBackToASidecar() throws {
+        let dir = try TemporaryCacheDirectory()
+        let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(), refusesAttributes: true)
+        try cache.store(bytes(100), forKey: "a", validators: HTTPValidators(etag: "1"))
+        let remembered = cache.attributesUnsupported.load(ordering: .relaxed)
+        #expect(remembered, "remembered: later stores do not ask again")
+        try cache.store(bytes(100), forKey: "b", extendedData: bytes(7))
+        #expect(Set(dir.sidecarNames()) == Set(["a", "b"].map(CacheKeys.diskFileName(forKey:))))
+        #expect(attributeSize(cache.path(forKey: "a")) == nil)
+        #expect(cache.validators(forKey: "a")?.etag == "1")
+        #expect(cache.extendedData(forKey: "b") == bytes(7))
+        #expect(cache.totalSize > 200 && cache.totalSize == dir.bytesOnDisk())
+        cache.removeData(forKey: "a")
+        #expect(dir.sidecarNames() == [CacheKeys.diskFileName(forKey: "b")])
+    }
+
+    @Test func aValueTooBigForAnAttributeGoesToASidecarForThatEntryOnly() throws {
+        let dir = try TemporaryCacheDirectory()
+        let cache = DiskCache(directory: dir.url)
+        // Linux caps any xattr value at 64 KiB (ext4 at about a block).
+        try cache.store(bytes(10), forKey: "big", extendedData: bytes(100_000, 5))
+        #expect(cache.extendedData(forKey: "big") == bytes(100_000, 5))
+        #expect(dir.sidecarNames() == [CacheKeys.diskFileName(forKey: "big")])
+        let unsupported = cache.attributesUnsupported.load(ordering: .relaxed)
+        #expect(!unsupported, "one refused value says nothing of the file system")
+        #expect(cache.totalSize == dir.bytesOnDisk())
+
+        try cache.setExtendedData(bytes(20), forKey: "big")
+        #expect(cache.extendedData(forKey: "big") == bytes(20))
+        #expect(cache.totalSize == dir.bytesOnDisk())
+        if dir.supportsAttributes() { #expect(dir.sidecarNames().isEmpty, "small again: back in the attribute") }
+    }
+
+    /// What versions before the attribute wrote: the entry, and beside it a JSON sidecar naming
+    /// the entry's inode, size and modification time.
+    private func writeOlderVersionsEntry(_ data: Data, key: String, etag: String, in dir: borrowing TemporaryCacheDirectory) throws {
+        let name = CacheKeys.diskFileName(forKey: key)
+        #expect(FileManager.default.createFile(atPath: dir.path + "/" + name, contents: data))
+        let info = try #require(DiskCacheFiles.info(atPath: dir.path + "/" + name))
+        let json = """
+            {"data":{"inode":\(info.identity.inode),"size":\(info.identity.size),\
+            "modificationNanoseconds":\(info.identity.modificationNanoseconds)},"validators":{"etag":"\(etag)"}}
+            """
+        try FileManager.default.createDirectory(atPath: dir.path + "/.meta", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: dir.path + "/.meta/" + name, contents: Data(json.utf8)))
+    }
+
+    @Test func anOlderVersionsSidecarIsReadCountedAndRemovedWithItsEntry() throws {
+        let dir = try TemporaryCacheDirectory()
+        try writeOlderVersionsEntry(bytes(100), key: "a", etag: "old-a", in: dir)
+        try writeOlderVersionsEntry(bytes(100), key: "b", etag: "old-b", in: dir)
+        try writeOlderVersionsEntry(bytes(100), key: "c", etag: "old-c", in: dir)
+        let cache = DiskCache(directory: dir.url)
+        #expect(cache.validators(forKey: "a")?.etag == "old-a")
+        #expect(cache.totalCount == 3 && cache.totalSize == dir.bytesOnDisk() && cache.totalSize > 300)
+
+        cache.removeData(forKey: "a")
+        #expect(!dir.sidecarNames().contains(CacheKeys.diskFileName(forKey: "a")))
+        try cache.store(bytes(50), forKey: "b", validators: HTTPValidators(etag: "new-b"))
+        #expect(!dir.sidecarNames().contains(CacheKeys.diskFileName(forKey: "b")) || !dir.supportsAttributes(),
+                "a store over the entry takes its sidecar away")
+        #expect(cache.validators(forKey: "b")?.etag == "new-b")
+        try cache.setExtendedData(bytes(3), forKey: "c")
+        #expect(cache.validators(forKey: "c")?.etag == "old-c", "an update keeps what the sidecar held")
+        #expect(cache.extendedData(forKey: "c") == bytes(3))
+        if dir.supportsAttributes() { #expect(dir.sidecarNames().isEmpty, "and moves it into the attribute") }
+        #expect(cache.totalSize == dir.bytesOnDisk())
+        cache.removeExpiredData()
+        #expect(cache.totalCount == 2 && cache.totalSize == dir.bytesOnDisk())
+    }
+
+    @Test func theSizeLimitCountsAttributes() throws {
+        let dir = try TemporaryCacheDirectory()
+        guard dir.supportsAttributes() else { return }
+        let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(maxDiskSize: 10_000))
+        for i in 0..<10 { try cache.store(bytes(100), forKey: "k\(i)", extendedData: bytes(900)) }
+        #expect(cache.totalSize <= 10_000 && cache.totalSize == dir.bytesOnDisk())
+        #expect(cache.totalCount < 10, "ten entries of 100 bytes and 900 of metadata are over 10,000")
     }
 
     // MARK: Concurrency
@@ -580,11 +710,17 @@ struct DiskCacheCrashTests {
             }
             // ...and so is everything a fresh cache returns, with metadata for those very bytes.
             let fresh = DiskCache(directory: dir.url)
+            // In an attribute, metadata arrives with its bytes in the same rename: never one without the other.
+            let together = dir.supportsAttributes()
             for key in (0..<5).map({ "key\($0).png" }) {
                 guard let data = fresh.data(forKey: key) else { continue }
                 let index = Self.completePayloadIndex(data, payloads: payloads)
                 #expect(index != nil, "round \(round): \(key) is partial")
-                if let validators = fresh.validators(forKey: key) { #expect(validators.etag == index.map { "\($0)" }) }
+                if let validators = fresh.validators(forKey: key) {
+                    #expect(validators.etag == index.map { "\($0)" })
+                } else {
+                    #expect(!together, "round \(round): \(key) lost its validators")
+                }
                 if let extended = fresh.extendedData(forKey: key) { #expect(extended == Data("\(index ?? -1)".utf8)) }
             }
             #expect(fresh.totalCount == entries.count, "temp files are not entries")

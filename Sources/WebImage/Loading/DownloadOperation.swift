@@ -163,6 +163,9 @@ final class DownloadOperation: DownloadQueueItem {
 
     /// Sends `progress` to every caller still waiting, in order.
     func deliverProgress(_ progress: ImageLoaderProgress) {
+        // Most callers (async loads, prefetches) have no progress handler: no hop for nobody. A
+        // caller joining after this check misses this report, as it would once the hop had run.
+        guard wantsProgress else { return }
         delivery.async { [self] in
             for caller in state.withLock({ $0.callers }) { caller.callbacks.deliverProgress(progress) }
         }

@@ -34,10 +34,14 @@ public final class CombinedOperation: WebImageOperation {
     private let delivery = Mutex(())
     /// Called once when the operation ends either way (the manager's running set).
     private let onEnd: @Sendable () -> Void
+    /// Whether the sink does anything with ``Event/progress(_:)``. When not, the load asks its
+    /// loader for no progress, which spares the downloader a hop to its delivery queue per report.
+    let wantsProgress: Bool
 
-    init(sink: @escaping @Sendable (Event) -> Void, onEnd: @escaping @Sendable () -> Void = {}) {
+    init(wantsProgress: Bool = true, sink: @escaping @Sendable (Event) -> Void, onEnd: @escaping @Sendable () -> Void = {}) {
         state = Mutex(State(sink: sink))
         self.onEnd = onEnd
+        self.wantsProgress = wantsProgress
     }
 
     public var isCancelled: Bool { state.withLock { $0.isCancelled } }

@@ -68,12 +68,14 @@ extension ImageManager {
             throw fail(request.loader.canRequestImage(for: url) ? .notInCache : .invalidURL(url.absoluteString), request)
         }
         let validators = cached == nil ? nil : await cachedValidators(request)
+        var progress: ImageLoaderProgressHandler?
+        if operation.wantsProgress { progress = { @Sendable in operation.send(.progress($0)) } }
         let loaded: ImageLoaderResult
         do {
             loaded = try await request.loader.loadImage(
                 with: url, options: request.options.downloaderOptions,
                 context: request.loaderContext(cachedValidators: validators),
-                progress: { operation.send(.progress($0)) })
+                progress: progress)
         } catch {
             if error == .cacheNotModified, let cached { return (cached, true) }  // 304: the cached image stands
             if error != .cancelled {

@@ -109,7 +109,7 @@ public final class ImageManager: Sendable {
         let holder = Mutex<CombinedOperation?>(nil)
         let result: Result<ImageResult, WebImageError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let operation = start(request) { event in
+                let operation = start(request, wantsProgress: false) { event in
                     if case .final(let result, _) = event { continuation.resume(returning: result) }
                 }
                 let cancelled = holder.withLock { held in
@@ -186,7 +186,7 @@ public final class ImageManager: Sendable {
             completed(.success(hit))
             return .finishedMarker
         }
-        return start(request) { event in
+        return start(request, wantsProgress: progress != nil) { event in
             switch event {
             case .progress(let value): progress?(value)
             case .intermediate(let result): completed(.success(result))
@@ -281,9 +281,11 @@ public final class ImageManager: Sendable {
     }
 
     /// Runs `request` on a task of its own, registered for ``cancelAll()``.
-    func start(_ request: LoadRequest, sink: @escaping @Sendable (CombinedOperation.Event) -> Void) -> CombinedOperation {
+    func start(
+        _ request: LoadRequest, wantsProgress: Bool = true, sink: @escaping @Sendable (CombinedOperation.Event) -> Void
+    ) -> CombinedOperation {
         let box = Mutex<ObjectIdentifier?>(nil)
-        let operation = CombinedOperation(sink: sink) { [weak self] in
+        let operation = CombinedOperation(wantsProgress: wantsProgress, sink: sink) { [weak self] in
             guard let id = box.withLock({ $0 }) else { return }
             _ = self?.running.withLock { $0.removeValue(forKey: id) }
         }

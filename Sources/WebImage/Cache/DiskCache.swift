@@ -109,8 +109,10 @@ public final class DiskCache: Sendable {
         self.init(directory: DiskCache.defaultDirectory(namespace: namespace), config: config)
     }
 
-    /// `$XDG_CACHE_HOME/webimage/<namespace>`, else `~/.cache/webimage/<namespace>` (the XDG base
-    /// directory rule: an unset, empty or relative `XDG_CACHE_HOME` is ignored).
+    /// `$XDG_CACHE_HOME/webimage/<namespace>`, else `$HOME/.cache/webimage/<namespace>` (the XDG base
+    /// directory rule: an unset, empty or relative `XDG_CACHE_HOME` is ignored). `$HOME` is read
+    /// first because Foundation's home directory on Linux comes from the user database and ignores it
+    /// (containers and CI often set `HOME` to somewhere else).
     public static func defaultDirectory(namespace: String = "default") -> URL {
         defaultDirectory(namespace: namespace, environment: ProcessInfo.processInfo.environment)
     }
@@ -119,6 +121,8 @@ public final class DiskCache: Sendable {
         let base: URL
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache", isDirectory: true)
         } else {
             base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache", isDirectory: true)
         }

@@ -209,7 +209,7 @@ public final class ImageCache: ImageCaching {
         guard let data = diskCache.data(forKey: key) else { return nil }
         if options.contains(.avoidDecodeImage) { return ImageCacheResult(image: nil, data: data, cacheType: .disk) }
         var decodeOptions = decodeOptions
-        if decodeOptions.scaleFactor == 1 { decodeOptions.scaleFactor = ImageScale.scaleFactor(forKey: key) }
+        if decodeOptions.scaleFactor == nil { decodeOptions.scaleFactor = ImageScale.scaleFactor(forKey: key) }
         let image: Image
         do {
             image = try coders.decode(data, options: decodeOptions)

@@ -49,7 +49,7 @@ enum APNGDecoding {
             }
         }
         return Image(
-            frames: frames.result, loopCount: container.loopCount, scale: options.scaleFactor, format: .png,
+            frames: frames.result, loopCount: container.loopCount, scale: options.scaleFactor ?? 1, format: .png,
             originalData: target == nil ? originalData : nil,
             // An alpha channel or tRNS says so; otherwise only pixels no frame covered (or that a
             // disposal cleared) can be transparent, and Image finds those by scanning.

@@ -52,7 +52,7 @@ enum GIFDecoding {
             next = try reader.nextFrame()
         }
         return Image(
-            frames: frames.result, loopCount: scan?.loopCount ?? reader.loopCount ?? 1, scale: options.scaleFactor,
+            frames: frames.result, loopCount: scan?.loopCount ?? reader.loopCount ?? 1, scale: options.scaleFactor ?? 1,
             format: .gif, originalData: target == nil ? originalData : nil,
             // Pixels drawn with the transparent index say so (encoders such as Pillow declare an
             // index on every frame whether used or not); otherwise only pixels no frame covered,

@@ -4,8 +4,9 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// load, well short of a decompression bomb (400 MB of RGBA).
     public static let defaultMaxPixelCount = 100_000_000
 
-    /// Pixels per point for the resulting image (`@2x` keys give 2).
-    public var scaleFactor: Double
+    /// Pixels per point for the resulting image. `nil`: the key's `@2x`/`@3x` where a key is
+    /// known (the cache, the loaders), else 1 — so an explicit 1 is never overridden by a key.
+    public var scaleFactor: Double?
     /// Decode to fit this box (never upscaling), using the codec's cheap scaled decode where it
     /// has one (JPEG DCT scaling, WebP's scaler). `nil` = full size.
     public var thumbnailPixelSize: PixelSize?
@@ -30,7 +31,7 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     public static let defaultMaxAnimationBytes = 512 * 1024 * 1024
 
     public init(
-        scaleFactor: Double = 1,
+        scaleFactor: Double? = nil,
         thumbnailPixelSize: PixelSize? = nil,
         preserveAspectRatio: Bool = true,
         scaleDownLimitBytes: Int? = nil,

@@ -85,7 +85,7 @@ enum JPEGDecoding {
         }
         guard let (bitmap, orientation, scaled) = decoded else { return nil }
         return Image(
-            bitmap: bitmap, scale: options.scaleFactor, orientation: orientation, format: .jpeg,
+            bitmap: bitmap, scale: options.scaleFactor ?? 1, orientation: orientation, format: .jpeg,
             originalData: partial || scaled ? nil : data, hasAlpha: false, isIncremental: partial)
     }
 

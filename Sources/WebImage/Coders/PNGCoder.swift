@@ -23,7 +23,7 @@ public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
         let target = options.targetSize(for: bitmap.size)
         if let target { bitmap = bitmap.resampled(to: target) }
         return Image(
-            bitmap: bitmap, scale: options.scaleFactor, format: .png,
+            bitmap: bitmap, scale: options.scaleFactor ?? 1, format: .png,
             originalData: target == nil ? data : nil, hasAlpha: decoder.hasAlpha)
     }
 

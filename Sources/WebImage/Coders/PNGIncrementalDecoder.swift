@@ -29,7 +29,7 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
         guard var bitmap = decoder.bitmap() else { return nil }
         if let target = options.targetSize(for: bitmap.size) { bitmap = bitmap.resampled(to: target) }
         return Image(
-            bitmap: bitmap, scale: options.scaleFactor, format: .png, hasAlpha: decoder.hasAlpha,
+            bitmap: bitmap, scale: options.scaleFactor ?? 1, format: .png, hasAlpha: decoder.hasAlpha,
             isIncremental: true)
     }
 }

@@ -19,13 +19,13 @@ public struct WebPCoder: ProgressiveImageCoder, AnimatedImageCoder {
             if features.has_animation != 0 {
                 let animation = try WebPAnimationDecoding.decode(bytes, features: features, options: options)
                 return Image(
-                    frames: animation.frames, loopCount: animation.loopCount, scale: options.scaleFactor,
+                    frames: animation.frames, loopCount: animation.loopCount, scale: options.scaleFactor ?? 1,
                     orientation: animation.orientation, format: .webp,
                     originalData: animation.scaled ? nil : data, hasAlpha: features.has_alpha != 0)
             }
             let (bitmap, scaled) = try WebPStillDecoding.decode(bytes, features: features, options: options)
             return Image(
-                bitmap: bitmap, scale: options.scaleFactor, orientation: WebPMetadata.orientation(in: bytes),
+                bitmap: bitmap, scale: options.scaleFactor ?? 1, orientation: WebPMetadata.orientation(in: bytes),
                 format: .webp, originalData: scaled ? nil : data, hasAlpha: features.has_alpha != 0)
         }
     }

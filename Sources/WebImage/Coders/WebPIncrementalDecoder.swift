@@ -42,7 +42,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoder {
         if let failure { throw failure }
         guard let bitmap = stream?.bitmap() else { return nil }
         return Image(
-            bitmap: bitmap, scale: options.scaleFactor, format: .webp, hasAlpha: hasAlpha, isIncremental: true)
+            bitmap: bitmap, scale: options.scaleFactor ?? 1, format: .webp, hasAlpha: hasAlpha, isIncremental: true)
     }
 
     /// Reads the header once it has arrived and, for a still within the pixel limit, allocates

@@ -129,6 +129,8 @@ struct DiskCacheTests {
             let url = DiskCache.defaultDirectory(namespace: "default", environment: environment)
             #expect(url.path == home + "/.cache/webimage/default", "unset, empty or relative XDG_CACHE_HOME is ignored")
         }
+        let fromHome = DiskCache.defaultDirectory(namespace: "default", environment: ["HOME": "/home/ci"])
+        #expect(fromHome.path == "/home/ci/.cache/webimage/default", "$HOME wins over the user database")
         #expect(DiskCache(namespace: "n").directory.lastPathComponent == "n")
     }
 

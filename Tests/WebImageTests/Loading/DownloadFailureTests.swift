@@ -65,8 +65,9 @@ struct DownloadFailureTests {
 
     @Test("a slow drip hits the idle timeout: a transient timedOut(.read)")
     func slowDrip() async throws {
-        try await withOrigin({ $0.downloadTimeout = 0.15 }) { origin, downloader in
-            origin.route("/drip.png", .drip(.zeros(10_000), bytesPerSecond: 20, chunkSize: 10))
+        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(0.3) }) { origin, downloader in
+            // A 40-byte chunk every 2 s: each gap is far past the idle timeout.
+            origin.route("/drip.png", .drip(.zeros(10_000), bytesPerSecond: Int(20 / TestTiming.scale), chunkSize: 40))
             let error = await error(downloader, origin.url("/drip.png"))
             #expect(error == .transport(.timedOut(.read)))
             #expect(error?.isTransient == true)
@@ -76,8 +77,9 @@ struct DownloadFailureTests {
 
     @Test("a delay before headers longer than the timeout times out; a shorter one does not")
     func delayBeforeHeaders() async throws {
-        try await withOrigin({ $0.downloadTimeout = 0.2 }) { origin, downloader in
-            origin.route("/late.png", .delayed(0.5, .fixture("png-rgb.png")))
+        // The margins (1 s against 3 s and 0.05 s) keep the answer the same on a busy machine.
+        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(1) }) { origin, downloader in
+            origin.route("/late.png", .delayed(TestTiming.seconds(3), .fixture("png-rgb.png")))
             origin.route("/soon.png", .delayed(0.05, .fixture("png-rgb.png")))
             #expect(await error(downloader, origin.url("/late.png")) == .transport(.timedOut(.read)))
             _ = try await downloader.loadImage(with: origin.url("/soon.png"))
@@ -86,7 +88,7 @@ struct DownloadFailureTests {
 
     @Test("the resource timeout bounds a download that keeps trickling")
     func resourceTimeout() async throws {
-        try await withOrigin({ $0.resourceTimeout = 0.2 }) { origin, downloader in
+        try await withOrigin({ $0.resourceTimeout = TestTiming.seconds(0.2) }) { origin, downloader in
             origin.route("/trickle", .drip(.zeros(100_000), bytesPerSecond: 5_000, chunkSize: 100))
             let start = ContinuousClock.now
             #expect(await error(downloader, origin.url("/trickle")) == .transport(.timedOut(.resource)))

@@ -193,4 +193,19 @@ struct ImageManagerCacheTests {
         let other = try fixture.file("png-gray.png", as: "plain.png")
         #expect(try await fixture.manager.loadImage(with: other, context: WebImageContext(imageScaleFactor: 3)).image.scale == 3)
     }
+
+    @Test("an explicit scale factor of 1 wins over the key's @2x on a disk hit too")
+    func explicitScaleOneOnDisk() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let url = try fixture.file("png-rgb.png", as: "icon@2x.png")
+        let one = WebImageContext(imageScaleFactor: 1, storeCacheType: .disk)
+        let loaded = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: one)
+        #expect(loaded.image.scale == 1)
+        let fromDisk = try await fixture.manager.loadImage(with: url, context: one)
+        #expect(fromDisk.cacheType == .disk)
+        #expect(fromDisk.image.scale == 1)
+        // Without a context scale the cache still reads the key's.
+        let plain = await fixture.cache.queryImage(forKey: url.absoluteString, options: [], decodeOptions: .default, cacheType: .disk)
+        #expect(plain?.image?.scale == 2)
+    }
 }

@@ -21,7 +21,7 @@ struct ImageManagerHTTPTests {
     @Test("1,000 concurrent loads of one uncached URL: one request at the origin, every caller gets the image")
     func coalescing() async throws {
         try await withManager { origin, manager, _ in
-            origin.route("/one.jpg", .delayed(0.2, .fixture("jpeg-baseline.jpg")))
+            origin.route("/one.jpg", .delayed(TestTiming.seconds(0.2), .fixture("jpeg-baseline.jpg")))
             let url = origin.url("/one.jpg")
             let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<1_000 { group.addTask { try await manager.loadImage(with: url).image.width } }

@@ -64,6 +64,10 @@ struct ImageScaleTests {
         ("https://example.com/a@2x", 1.0),  // no dot after the marker
         ("@2x.png", 1.0),  // shorter than the shortest real name
         ("https://example.com/plain.png", 1.0),
+        ("https://example.com/été@3x.png", 3.0),  // bytes after non-ASCII ones
+        ("https://example.com/a@3x.b@2x.png", 2.0),  // @2x is looked for first, as SD does
+        ("abcd@2x.", 2.0),  // the marker at the very end
+        ("https://example.com/a@2y.png", 1.0),
     ])
     func scale(key: String, expected: Double) {
         #expect(ImageScale.scaleFactor(forKey: key) == expected)

@@ -13,6 +13,8 @@ struct BenchCommand: ParsableCommand {
               {"file":…,"median_ms":…,"min_ms":…,"width":…,"height":…,"iterations":…}
             or {"file":…,"error":…} when it cannot be decoded (exit status 1 at the end).
             Only the decode call is timed: reading the file and freeing the result are not.
+            --check-only times prefetch's structural check (ImageIntegrity) instead: no pixels,
+            so width and height print as 1.
             """,
         shouldDisplay: false
     )
@@ -28,6 +30,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: "Untimed decodes per file before timing.")
     var warmup: Int = 2
+
+    @Flag(help: "Time the structural check `prefetch` uses instead of a decode.")
+    var checkOnly = false
 
     func validate() throws {
         if let thumbnail, PixelSize(parsing: thumbnail) == nil {
@@ -54,17 +59,17 @@ struct BenchCommand: ParsableCommand {
 
     private func bench(_ file: String, options: ImageDecodeOptions) throws -> String {
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
-        let manager = ImageCodersManager.shared
+        let coder: any ImageCoder = checkOnly ? StructureCheckCoder() : ImageCodersManager.shared
         var size = PixelSize.zero
         for _ in 0..<warmup {
-            size = try manager.decode(data, options: options).pixelSize
+            size = try coder.decode(data, options: options).pixelSize
         }
         let clock = ContinuousClock()
         var times: [Double] = []
         times.reserveCapacity(iterations)
         for _ in 0..<iterations {
             let start = clock.now
-            let image = try manager.decode(data, options: options)
+            let image = try coder.decode(data, options: options)
             let elapsed = clock.now - start
             // Keep the pixels alive past the clock so freeing them is not timed.
             withExtendedLifetime(image) { size = image.pixelSize }

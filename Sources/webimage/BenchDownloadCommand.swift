@@ -40,7 +40,7 @@ struct BenchDownloadCommand: AsyncParsableCommand {
         var config = DownloaderConfig()
         config.maxConcurrentDownloads = concurrency
         let downloader = ImageDownloader(config: config)
-        let context = ImageLoaderContext(coder: decode ? nil : SniffOnlyCoder())
+        let context = ImageLoaderContext(coder: decode ? nil : StructureCheckCoder())
         let cpuStart = Self.cpuSeconds()
         let clock = ContinuousClock()
         let start = clock.now

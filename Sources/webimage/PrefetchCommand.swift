@@ -13,8 +13,9 @@ struct PrefetchCommand: AsyncParsableCommand {
             ImagePrefetcher and ImageManager as an app's prefetch would: downloaded, checked to be an \
             image, and its original bytes stored in the disk cache, so a later `webimage fetch` of it is a \
             disk hit. URLs already in the disk cache are counted as finished without a request. The check \
-            is the bytes' signature (JPEG, PNG, GIF or WebP) unless --decode asks for a full decode: \
-            decoding costs more CPU than downloading and storing, and the pixels would be thrown away.
+            is the bytes' structure (JPEG markers through end-of-image, PNG chunk CRCs, GIF blocks, WebP \
+            chunks and header), which catches truncated and mangled bodies without decoding pixels; \
+            --decode decodes fully instead (costs more CPU than downloading and storing).
 
             On a terminal a progress bar shows count, rate, bytes and ETA on stderr; otherwise a plain \
             line every 2 seconds (--no-progress: none). Ctrl-C stops cleanly: downloads in flight are \
@@ -48,7 +49,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-progress"), help: "No progress display on stderr.")
     var noProgress = false
 
-    @Flag(help: "Decode every image fully to check it (slower; by default only its signature is checked).")
+    @Flag(help: "Decode every image fully to check it (slower; by default its structure is checked).")
     var decode = false
 
     @OptionGroup var logging: LoggingOptions
@@ -111,7 +112,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         settings.options = [.lowPriority, .waitStoreCache, .retryFailed]
         settings.context.storeCacheType = .disk
         settings.context.queryCacheType = .none
-        if !decode { settings.context.imageCoder = SniffOnlyCoder() }
+        if !decode { settings.context.imageCoder = StructureCheckCoder() }
         settings.observer = { event in
             guard case .didPrefetch(let url, let succeeded, _, _) = event else { return }
             tally.record(url, succeeded: succeeded)

@@ -46,6 +46,26 @@ struct PrefetchCommandTests {
         #expect(origin.requestCount("/b.png") == 1)
     }
 
+    @Test func truncatedAndMangledBodiesAreSkippedAndNeverCached() async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        let jpeg = try Fixtures.data("jpeg-baseline.jpg")
+        var flipped = try Fixtures.data("png-rgb.png")
+        flipped[flipped.count / 2] ^= 0x01
+        // Complete HTTP responses (right Content-Length) whose bytes start like images.
+        origin.route("/cut.jpg", .body(.bytes(jpeg.prefix(jpeg.count * 2 / 3)), contentType: "image/jpeg"))
+        origin.route("/flipped.png", .body(.bytes(flipped), contentType: "image/png"))
+        origin.route("/good.jpg", .fixture("jpeg-baseline.jpg"))
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let urls = ["/cut.jpg", "/flipped.png", "/good.jpg"].map { origin.url($0).absoluteString }
+
+        let result = try await CLIRunner.run(["prefetch", "--cache-dir", dir.path, "--no-progress"] + urls)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("finished 1, skipped 2 in "))
+        #expect(DiskCache(directory: dir).totalCount == 1)
+    }
+
     @Test func allSucceededExitsZeroWithPlainProgressOffATerminal() async throws {
         let origin = try await TestOrigin.start()
         defer { origin.stop() }

@@ -23,7 +23,8 @@ struct CacheCommand: AsyncParsableCommand {
                 Aligned text by default; --json prints one line:
                   {"path":"…","size":BYTES,"count":N,"oldest":"ISO-8601"|null,"newest":"ISO-8601"|null}
                 Dates are when entries were stored (file modification times). Size counts entries and
-                their metadata sidecars.
+                their metadata (an extended attribute of each file, or a sidecar where the file system
+                has none).
                 """)
 
         @OptionGroup var cacheDirectory: CacheDirectoryOption

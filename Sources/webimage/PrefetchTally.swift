@@ -3,7 +3,7 @@ import Synchronization
 import WebImage
 
 /// Counts of a running prefetch, updated from the prefetcher's observer, read by the progress
-/// display. Bytes are what the disk cache grew by (entries and their sidecars): read from its
+/// display. Bytes are what the disk cache grew by (entries and their metadata): read from its
 /// running total when asked, rather than summed from the downloader's events, which would cost
 /// the client several thread hops per image.
 final class PrefetchTally: Sendable {

@@ -13,6 +13,11 @@ enum DownloadCompletion {
         }
         let context = operation.context
         if output.response.statusCode == 304 {
+            if let image = context.cachedImage {
+                return .success(ImageLoaderResult(
+                    image: image, data: context.cachedData ?? Data(), response: output.response, metrics: metrics,
+                    isNotModified: true))
+            }
             guard let cached = context.cachedData else { return .failure(.cacheNotModified) }
             return LoaderDecoding.decode(cached, url: operation.url, options: operation.options, context: context).map {
                 ImageLoaderResult(image: $0, data: cached, response: output.response, metrics: metrics, isNotModified: true)

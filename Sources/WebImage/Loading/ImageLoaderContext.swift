@@ -24,8 +24,11 @@ public struct ImageLoaderContext: Sendable {
     /// Validators of the copy already cached: sent as `If-None-Match` / `If-Modified-Since`.
     public var cachedValidators: HTTPValidators?
     /// The bytes already cached, decoded instead when the server answers `304 Not Modified`.
-    /// Without them a 304 fails with ``WebImageError/cacheNotModified``.
+    /// Without them (or ``cachedImage``) a 304 fails with ``WebImageError/cacheNotModified``.
     public var cachedData: Data?
+    /// The image already cached: a `304 Not Modified` answers with it, undecoded, and with the
+    /// 304's headers (whose validators the manager folds into the cache). Wins over ``cachedData``.
+    public var cachedImage: Image?
 
     public init(
         cacheKey: String? = nil, scaleFactor: Double? = nil, decodeOptions: ImageDecodeOptions = .default,
@@ -33,7 +36,7 @@ public struct ImageLoaderContext: Sendable {
         requestModifier: (any DownloadRequestModifying)? = nil,
         responseModifier: (any DownloadResponseModifying)? = nil,
         decryptor: (any DownloadDecrypting)? = nil,
-        cachedValidators: HTTPValidators? = nil, cachedData: Data? = nil
+        cachedValidators: HTTPValidators? = nil, cachedData: Data? = nil, cachedImage: Image? = nil
     ) {
         self.cacheKey = cacheKey
         self.scaleFactor = scaleFactor
@@ -45,6 +48,7 @@ public struct ImageLoaderContext: Sendable {
         self.decryptor = decryptor
         self.cachedValidators = cachedValidators
         self.cachedData = cachedData
+        self.cachedImage = cachedImage
     }
 
     /// 60 MB of decoded pixels, SDWebImage's `defaultScaleDownLimitBytes`.

@@ -81,7 +81,7 @@ extension ImageManager {
         do {
             loaded = try await request.loader.loadImage(
                 with: url, options: request.options.downloaderOptions,
-                context: request.loaderContext(cachedValidators: validators),
+                context: request.loaderContext(cachedValidators: validators, cachedImage: validators == nil ? nil : cached?.image),
                 progress: progress)
         } catch {
             if error == .cacheNotModified, let cached { return (cached, true) }  // 304: the cached image stands
@@ -93,8 +93,13 @@ extension ImageManager {
             throw fail(error, request)
         }
         if request.options.contains(.retryFailed) { failedURLs.remove(url) }
-        instrumentation.downloaded(bytes: loaded.data.count)
-        if loaded.isNotModified, let cached { return (cached, true) }
+        if loaded.isNotModified, let cached {
+            if let fresh = loaded.validators, let cache = request.cache as? ImageCache, let key = request.originalKey {
+                await cache.refreshValidators(fresh, forKey: key)
+            }
+            return (cached, true)
+        }
+        instrumentation.downloaded(bytes: loaded.data.count)  // a 304's data is the cached copy, not a download
         try checkCancelled(operation)
         return (await finishDownload(loaded, request: request), false)
     }

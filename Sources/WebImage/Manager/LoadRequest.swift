@@ -50,13 +50,13 @@ struct LoadRequest: Sendable {
     }
 
     /// The loader's view of this request.
-    func loaderContext(cachedValidators: HTTPValidators?) -> ImageLoaderContext {
+    func loaderContext(cachedValidators: HTTPValidators?, cachedImage: Image?) -> ImageLoaderContext {
         ImageLoaderContext(
             cacheKey: key, scaleFactor: context.imageScaleFactor, decodeOptions: decodeOptions,
             scaleDownLimitBytes: context.imageScaleDownLimitBytes ?? ImageLoaderContext.defaultScaleDownLimitBytes,
             coder: context.imageCoder, requestModifier: context.requestModifier,
             responseModifier: context.responseModifier, decryptor: context.decryptor,
-            cachedValidators: cachedValidators)
+            cachedValidators: cachedValidators, cachedImage: cachedImage)
     }
 }
 

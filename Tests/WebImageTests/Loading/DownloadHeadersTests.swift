@@ -132,7 +132,7 @@ struct DownloadHeadersTests {
         }
     }
 
-    @Test("cached validators make a conditional request; 304 serves the cached bytes, or 1002 without them")
+    @Test("cached validators make a conditional request; 304 serves the cached image or bytes, or 1002 without them")
     func conditionalRequests() async throws {
         try await withOrigin { origin, downloader in
             let modified = "Tue, 15 Nov 1994 12:45:26 GMT"
@@ -151,6 +151,13 @@ struct DownloadHeadersTests {
             let conditional = try #require(origin.requests("/v.png").last)
             #expect(conditional.header("if-none-match") == "\"abc\"")
             #expect(conditional.header("if-modified-since") == modified)
+
+            // With the cached image, a 304 answers with it as it is (nothing to decode).
+            let image = Image(bitmap: Fixtures.testCard(width: 3, height: 2))
+            let kept = try await downloader.loadImage(
+                with: origin.url("/v.png"), context: ImageLoaderContext(cachedValidators: validators, cachedImage: image))
+            #expect(kept.isNotModified && kept.image.bitmap == image.bitmap)
+            #expect(kept.validators?.etag == "\"abc\"")
 
             await #expect(throws: WebImageError.cacheNotModified) {
                 try await downloader.loadImage(with: origin.url("/v.png"), context: ImageLoaderContext(cachedValidators: validators))

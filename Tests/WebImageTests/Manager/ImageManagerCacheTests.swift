@@ -22,7 +22,7 @@ struct ImageManagerCacheTests {
 
     @Test("first load from the loader, then memory, then — memory cleared — disk; one loader call")
     func cacheTiers() async throws {
-        let loader = CountingFileLoader()
+        let loader = CountingLoader()
         let fixture = try ManagerFixture(loader: loader)
         let url = try fixture.file("jpeg-baseline.jpg")
         let first = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
@@ -38,7 +38,7 @@ struct ImageManagerCacheTests {
 
     @Test("fromCacheOnly: a miss is notInCache (1004) without a load; fromLoaderOnly loads although cached")
     func cacheOnlyAndLoaderOnly() async throws {
-        let loader = CountingFileLoader()
+        let loader = CountingLoader()
         let fixture = try ManagerFixture(loader: loader)
         let url = try fixture.file("png-rgb.png")
         await #expect(throws: WebImageError.notInCache) {
@@ -54,7 +54,7 @@ struct ImageManagerCacheTests {
 
     @Test("a thumbnail is derived from the cached original's bytes without a second load")
     func thumbnailFromCachedOriginal() async throws {
-        let loader = CountingFileLoader()
+        let loader = CountingLoader()
         let fixture = try ManagerFixture(loader: loader)
         let url = try fixture.file("jpeg-progressive.jpg")
         let full = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
@@ -88,7 +88,7 @@ struct ImageManagerCacheTests {
 
     @Test("a transformer runs after decoding; its output is cached under the transformed key, the original on disk")
     func transformerStores() async throws {
-        let loader = CountingFileLoader()
+        let loader = CountingLoader()
         let fixture = try ManagerFixture(loader: loader)
         let url = try fixture.file("png-rgb.png")
         let flip = FlippingTransformer(horizontal: true, vertical: false)
@@ -174,7 +174,7 @@ struct ImageManagerCacheTests {
 
     @Test("store and query cache types from the context are honoured")
     func contextCacheTypes() async throws {
-        let loader = CountingFileLoader()
+        let loader = CountingLoader()
         let fixture = try ManagerFixture(loader: loader)
         let url = try fixture.file("png-gray.png")
         _ = try await fixture.manager.loadImage(

@@ -60,7 +60,7 @@ struct ImageManagerCallbackTests {
 
     @Test("bad image data blocklists the URL; the next load fails at once with blackListed; retryFailed loads and clears it")
     func blocklist() async throws {
-        let loader = CountingFileLoader()
+        let loader = CountingLoader()
         let fixture = try ManagerFixture(loader: loader)
         let url = fixture.directory.appendingPathComponent("broken.png")
         try Data("not an image at all".utf8).write(to: url)
@@ -95,7 +95,7 @@ struct ImageManagerCallbackTests {
 
     @Test("a missing file is not blocklisted when the hook says so, and shouldDownload can veto a load")
     func hooks() async throws {
-        let loader = CountingFileLoader()
+        let loader = CountingLoader()
         let fixture = try ManagerFixture(loader: loader)
         let missing = fixture.directory.appendingPathComponent("missing.png")
         var settings = ImageManager.Settings()
@@ -111,7 +111,7 @@ struct ImageManagerCallbackTests {
 
     @Test("the options processor rewrites options and context before anything else")
     func optionsProcessor() async throws {
-        let loader = CountingFileLoader()
+        let loader = CountingLoader()
         let fixture = try ManagerFixture(loader: loader)
         let url = try fixture.file("png-rgb.png")
         var settings = ImageManager.Settings()

@@ -20,11 +20,24 @@ private func withManager(
 struct ImageManagerHTTPTests {
     @Test("1,000 concurrent loads of one uncached URL: one request at the origin, every caller gets the image")
     func coalescing() async throws {
-        try await withManager { origin, manager, _ in
-            origin.route("/one.jpg", .delayed(TestTiming.seconds(0.2), .fixture("jpeg-baseline.jpg")))
+        try await withOrigin { origin, downloader in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-mgr-http-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let cache = ImageCache(directory: directory, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 256 << 20)))
+            let loader = CountingLoader(downloader)
+            let manager = ImageManager(cache: cache, loader: loader)
+            // The origin holds the response until every caller has reached the loader, so all
+            // 1,000 are concurrent with the download however slowly a busy machine starts them.
+            // (A caller that reached it only after the download was delivered would be a new
+            // load: the downloader merges running downloads only, as SD's does.)
+            let gate = OriginGate()
+            defer { gate.open() }
+            origin.route("/one.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
             let url = origin.url("/one.jpg")
             let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<1_000 { group.addTask { try await manager.loadImage(with: url).image.width } }
+                #expect(await eventually { loader.counter.count == 1_000 })
+                gate.open()
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(sizes.count == 1_000)
@@ -110,7 +123,7 @@ struct ImageManagerHTTPTests {
 
     @Test("refreshCached: the cached image first; a 304 gives no second answer, new bytes give one")
     func revalidation() async throws {
-        try await withManager { origin, manager, _ in
+        try await withManager { origin, manager, cache in
             origin.route("/live.png", .validated(.fixture("png-rgb.png"), etag: "\"v1\"", lastModified: nil))
             let url = origin.url("/live.png")
             _ = try await manager.loadImage(with: url, options: .waitStoreCache)
@@ -120,6 +133,15 @@ struct ImageManagerHTTPTests {
             #expect(await eventually { origin.requestCount("/live.png") == 2 && !manager.isRunning })
             #expect(unchanged.count == 1)
             #expect(origin.requests("/live.png").last?.header("if-none-match") == "\"v1\"")
+
+            // A 304 that brings a newer Last-Modified updates the stored validators (RFC 9111 §4.3.4).
+            let newer = "Tue, 01 Dec 2026 10:00:00 GMT"
+            origin.route("/live.png", .validated(.fixture("png-rgb.png"), etag: "\"v1\"", lastModified: newer))
+            manager.loadImage(with: url, options: .refreshCached) { unchanged.record($0) }
+            #expect(await eventually { origin.requestCount("/live.png") == 3 && !manager.isRunning })
+            #expect(unchanged.count == 2)
+            let validators = cache.diskCache.validators(forKey: url.absoluteString)
+            #expect(validators?.etag == "\"v1\"" && validators?.lastModified == newer)
 
             origin.route("/live.png", .validated(.fixture("png-gray.png"), etag: "\"v2\"", lastModified: nil))
             let changed = ManagerAnswers()

@@ -2,11 +2,14 @@ import Foundation
 import Synchronization
 @testable import WebImage
 
-/// A real loader (``FileLoader``) that counts the loads it starts, for tests that must prove a
-/// result came from the cache, not from a second load.
-struct CountingFileLoader: ImageLoader {
+/// A real loader (``FileLoader`` unless told otherwise) that counts the loads it starts, for tests
+/// that must prove a result came from the cache, not from a second load, or that every caller has
+/// reached the loader.
+struct CountingLoader: ImageLoader {
     let counter = Counter()
-    private let inner = FileLoader()
+    private let inner: any ImageLoader
+
+    init(_ inner: any ImageLoader = FileLoader()) { self.inner = inner }
 
     func canRequestImage(for url: URL) -> Bool { inner.canRequestImage(for: url) }
 

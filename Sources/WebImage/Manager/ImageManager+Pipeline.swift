@@ -10,7 +10,6 @@ extension ImageManager {
     /// The answer, and whether it is the refreshCached image already sent (a 304).
     func perform(_ request: LoadRequest, operation: CombinedOperation) async throws(WebImageError) -> (ImageResult, Bool) {
         let url = request.url
-        instrumentation.loadStarted(url)
         guard !url.absoluteString.isEmpty else { throw fail(.invalidURL(""), request) }
         if isBlocked(request) { throw fail(.blackListed, request) }
 

@@ -43,6 +43,8 @@ public final class ImageManager: Sendable {
     /// ``imageCache`` when it is an ``ImageCache``, whose memory tier the fast path reads directly.
     private let memoryCache: ImageCache?
     private let running = Mutex<[ObjectIdentifier: CombinedOperation]>([:])
+    /// Long-way loads in progress, shared by callers asking for the same image at once.
+    let sharedLoads = SharedLoads()
 
     public init(
         cache: any ImageCaching = ImageCache.shared, loader: any ImageLoader = ImageLoadersManager.shared,
@@ -292,6 +294,16 @@ public final class ImageManager: Sendable {
         let id = ObjectIdentifier(operation)
         running.withLock { $0[id] = operation }
         box.withLock { $0 = id }
+        instrumentation.loadStarted(request.url)
+        if let key = request.shareKey(wantsProgress: wantsProgress) {
+            operation.attach(Task {
+                let result = await self.sharedLoads.result(for: key, caller: operation) { leader throws(WebImageError) in
+                    try await self.perform(request, operation: leader).0
+                }
+                operation.finish(result)
+            })
+            return operation
+        }
         operation.attach(Task {
             do throws(WebImageError) {
                 let (result, unchanged) = try await self.perform(request, operation: operation)

@@ -25,6 +25,22 @@ struct LoadRequest: Sendable {
         return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
     }
 
+    /// This load's identity for ``SharedLoads``, or `nil` when it must run on its own: a
+    /// refreshCached load answers twice, and per-load caches, loaders, coders, modifiers,
+    /// decryptors, serializers and key filters cannot be compared.
+    func shareKey(wantsProgress: Bool) -> LoadShareKey? {
+        let context = self.context
+        guard !options.contains(.refreshCached), context.imageCache == nil, context.imageLoader == nil,
+              context.imageCoder == nil, context.requestModifier == nil, context.responseModifier == nil,
+              context.decryptor == nil, context.cacheSerializer == nil, context.cacheKeyFilter == nil
+        else { return nil }
+        return LoadShareKey(
+            url: url.absoluteString, cacheKey: key, options: options, decodeOptions: decodeOptions,
+            queryCacheType: context.queryCacheType, storeCacheType: context.storeCacheType,
+            originalQueryCacheType: context.originalQueryCacheType, originalStoreCacheType: context.originalStoreCacheType,
+            wantsProgress: wantsProgress)
+    }
+
     /// Whether a memory hit may answer a load with these options on the caller's thread.
     static func allowsMemoryHit(options: WebImageOptions, context: WebImageContext) -> Bool {
         context.queryCacheType.includesMemory

@@ -70,6 +70,7 @@ struct StressTests {
 
         #expect(await eventually(timeout: .seconds(30)) { !manager.isRunning }, "no load left running")
         #expect(await eventually { downloader.currentDownloadCount == 0 }, "no download left running")
+        #expect(await eventually { manager.sharedLoads.count == 0 }, "no shared load left behind")
         let violations = calls.compactMap(\.violation)
         #expect(violations.isEmpty, "\(violations.count) callers misanswered, e.g. \(violations.prefix(3))")
         #expect(cache.memoryCache.totalCost <= Self.costLimit)

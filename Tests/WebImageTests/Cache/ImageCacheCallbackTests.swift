@@ -86,11 +86,14 @@ struct ImageCacheCallbackTests {
             let answers = Answers()
             let token = cache.queryImage(forKey: "k\(index)") { answers.record($0) }
             token.cancel()
+            // Answered by the time cancel() returns: by cancel, or by the query if it won the race
+            // (a cancel that lost waits for that answer to be delivered).
+            #expect(answers.count == 1)
             all.append((token, answers))
         }
-        // A query cancelled before it read the disk is answered inside cancel(), with nil.
-        #expect(all[0].1.count == 1)
-        #expect(all[0].1.results.withLock { $0[0] } == nil)
+        // A query cancelled before it read the disk is answered inside cancel(), with nil. (Which
+        // ones lose the race depends on scheduling; a busy machine can let the first few finish.)
+        #expect(all.contains { $0.1.results.withLock { $0[0] } == nil })
         try await Task.sleep(for: .milliseconds(200))  // room for any stray late completion
         for (token, answers) in all {
             #expect(answers.count == 1)

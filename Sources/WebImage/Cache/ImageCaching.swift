@@ -64,6 +64,14 @@ public protocol ImageCaching: Sendable {
 }
 
 extension ImageCaching {
+    /// The callback form with the defaults: no options, default decoding, every tier.
+    @discardableResult
+    public func queryImage(
+        forKey key: String, completion: @escaping @Sendable (ImageCacheResult?) -> Void
+    ) -> ImageCacheToken {
+        queryImage(forKey: key, options: [], decodeOptions: .default, cacheType: .all, completion: completion)
+    }
+
     /// Default: the async query on a task of its own, so the completion always runs on another thread.
     @discardableResult
     public func queryImage(

@@ -16,8 +16,6 @@ final class GIFReader {
     private var pendingControl: GIFGraphicsControl?
     /// Frames whose descriptor has been read.
     private(set) var framesRead = 0
-    /// Set when the trailer record was read (not merely the bytes running out after a frame).
-    private(set) var reachedTrailer = false
     /// From the first NETSCAPE2.0 / ANIMEXTS1.0 application extension seen so far.
     private(set) var loopCount: Int?
 
@@ -57,7 +55,6 @@ final class GIFReader {
                 try readExtension()
             case TERMINATE_RECORD_TYPE:
                 if framesRead == 0 { throw failure(code: D_GIF_ERR_NO_IMAG_DSCR) }
-                reachedTrailer = true
                 return nil
             default:
                 throw failure()

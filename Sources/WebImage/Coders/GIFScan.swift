@@ -6,9 +6,6 @@ struct GIFScan {
     var frameCount: Int
     /// 0 = forever; 1 when the file has no looping extension (it plays once).
     var loopCount: Int
-    /// Whether the file ends with its trailer rather than stopping after a complete frame (which
-    /// decoders tolerate; ``ImageIntegrity`` does not).
-    var reachedTrailer: Bool
 
     /// Throws ``ImageCoderError/tooLarge(width:height:limit:)`` when the logical screen or any
     /// frame's rectangle has more than `maxPixelCount` pixels.
@@ -27,7 +24,6 @@ struct GIFScan {
         canvasSize = GIFScan.canvasSize(screen: reader.screenSize, firstFrame: first)
         frameCount = count
         loopCount = reader.loopCount ?? 1
-        reachedTrailer = reader.reachedTrailer
     }
 
     /// The logical screen; when a (broken) file declares it empty, the first frame's extent, as

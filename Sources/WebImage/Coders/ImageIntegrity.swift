@@ -6,11 +6,14 @@ import Foundation
 /// and storing them, but a truncated or mangled body must still never reach the cache.
 ///
 /// What each format gets — every check linear in the bytes, a few microseconds for a 30 KB file:
-/// - JPEG: the marker structure from SOI to EOI, every segment length within the bytes, a frame
-///   header before the first scan, the entropy-coded data of every scan walked to its end marker.
+/// - JPEG: the marker structure from SOI to EOI (stray bytes between segments skipped, as libjpeg
+///   does), every segment length within the bytes, a frame header before the first scan, the
+///   entropy-coded data of every scan walked to its end marker.
 ///   (JPEG has no checksum: flipped bits inside a scan pass; only a decode could notice them.)
-/// - PNG: IHDR first, every chunk's CRC, at least one IDAT, IEND.
-/// - GIF: the block structure through the trailer (giflib, without LZW decoding).
+/// - PNG: IHDR first, every critical chunk's CRC (libpng drops a bad ancillary one), at least one
+///   IDAT, IEND.
+/// - GIF: the block structure of every frame (giflib, without LZW decoding). A file that stops
+///   after a complete frame passes, as decoders and browsers show it (a missing trailer is common).
 /// - WebP: the RIFF chunks tiling the declared size exactly, and libwebp's bitstream header check.
 ///
 /// Dimensions are checked against `maxPixelCount` as a decode would. Anything else (HEIC, BMP…)
@@ -46,9 +49,10 @@ public enum ImageIntegrity {
         var sawFrame = false
         var sawScan = false
         while true {
-            guard offset < bytes.count else { throw .truncated(.jpeg) }
-            guard bytes[offset] == 0xFF else { throw .corrupt(.jpeg, reason: "expected a marker at byte \(offset)") }
-            while offset < bytes.count, bytes[offset] == 0xFF { offset += 1 }  // fill bytes
+            // Stray bytes before a marker are skipped with a warning by libjpeg (real camera files
+            // have them), so they are skipped here too; then any fill bytes.
+            while offset < bytes.count, bytes[offset] != 0xFF { offset += 1 }
+            while offset < bytes.count, bytes[offset] == 0xFF { offset += 1 }
             guard offset < bytes.count else { throw .truncated(.jpeg) }
             let marker = bytes[offset]
             offset += 1
@@ -118,7 +122,10 @@ public enum ImageIntegrity {
             let next: APNGChunk?
             do { next = try reader.next() } catch { throw error as? ImageCoderError ?? .truncated(.png) }
             guard let chunk = next else { throw .truncated(.png) }  // ended without IEND
-            guard reader.crcIsValid(chunk) else {
+            // libpng refuses a critical chunk (type starting upper-case) with a bad CRC and drops an
+            // ancillary one with a warning; so does this check.
+            let isCritical = chunk.type & 0x2000_0000 == 0
+            if isCritical, !reader.crcIsValid(chunk) {
                 throw .corrupt(.png, reason: "bad CRC in the chunk at byte \(chunk.range.lowerBound)")
             }
             if isFirst {
@@ -127,7 +134,10 @@ public enum ImageIntegrity {
                 }
                 let width = Int(reader.uint32(at: chunk.data.lowerBound))
                 let height = Int(reader.uint32(at: chunk.data.lowerBound + 4))
-                guard width > 0, height > 0 else { throw .corrupt(.png, reason: "zero image size") }
+                // The PNG spec caps each side at 2^31 - 1; larger values would overflow the product.
+                guard (1...Int(Int32.max)).contains(width), (1...Int(Int32.max)).contains(height) else {
+                    throw .corrupt(.png, reason: "image size \(width)x\(height) out of range")
+                }
                 if width * height > maxPixelCount { throw .tooLarge(width: width, height: height, limit: maxPixelCount) }
                 isFirst = false
             }
@@ -142,13 +152,11 @@ public enum ImageIntegrity {
     // MARK: GIF
 
     static func checkGIF(_ bytes: UnsafeRawBufferPointer, maxPixelCount: Int) throws(ImageCoderError) {
-        let scan: GIFScan
         do {
-            scan = try GIFScan(bytes: bytes, maxPixelCount: maxPixelCount)
+            _ = try GIFScan(bytes: bytes, maxPixelCount: maxPixelCount)
         } catch {
             throw error as? ImageCoderError ?? .corrupt(.gif, reason: "\(error)")
         }
-        guard scan.reachedTrailer else { throw .truncated(.gif) }
     }
 
     // MARK: WebP

@@ -19,7 +19,7 @@ struct DownloadShareKey: Hashable, Sendable {
         self.options = options.subtracting([.lowPriority, .highPriority]).rawValue
         validators = context.cachedValidators
         let shareable = context.coder == nil && context.requestModifier == nil && context.responseModifier == nil
-            && context.decryptor == nil && context.cachedData == nil
+            && context.decryptor == nil && context.cachedData == nil && context.cachedImage == nil
         unique = shareable ? nil : UUID()
     }
 }

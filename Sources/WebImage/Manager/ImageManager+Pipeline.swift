@@ -94,7 +94,8 @@ extension ImageManager {
         if request.options.contains(.retryFailed) { failedURLs.remove(url) }
         if loaded.isNotModified, let cached {
             if let fresh = loaded.validators, let cache = request.cache as? ImageCache, let key = request.originalKey {
-                await cache.refreshValidators(fresh, forKey: key)
+                // Not awaited: the answer need not wait behind every queued disk read and write.
+                Task.detached(priority: .utility) { await cache.refreshValidators(fresh, forKey: key) }
             }
             return (cached, true)
         }

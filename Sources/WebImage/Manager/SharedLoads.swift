@@ -73,9 +73,10 @@ private final class SharedLoad: Sendable {
         /// Set when the result is in or the last caller left: no one may join any more.
         var isClosed = false
         var result: Answer?
-        /// Stands for all callers inside the work: its progress fans out to each; cancelling it
-        /// cancels the work.
-        var leader: CombinedOperation?
+        /// The work's task: cancelled when the last caller leaves. (Not through the leader
+        /// operation: its cancel takes the leader's delivery lock, which a progress fan-out holds
+        /// while it waits for a caller's — the very caller whose cancel got us here.)
+        var task: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -98,20 +99,13 @@ private final class SharedLoad: Sendable {
         _ work: @escaping @Sendable (CombinedOperation) async throws(WebImageError) -> ImageResult,
         onEnd: @escaping @Sendable () -> Void
     ) {
+        // Stands for all callers inside the work: its progress fans out to each.
         let leader = CombinedOperation(wantsProgress: wantsProgress, sink: { [weak self] event in
             guard case .progress = event, let self else { return }
             let operations = self.state.withLock { $0.callers.values.map(\.operation) }
             for operation in operations { operation.send(event) }
         })
-        let abandoned = state.withLock { state in
-            if !state.isClosed { state.leader = leader }
-            return state.isClosed
-        }
-        if abandoned {
-            onEnd()
-            return
-        }
-        leader.attach(Task {
+        let task = Task {
             let answer: Answer
             do throws(WebImageError) {
                 answer = .success(try await work(leader))
@@ -120,7 +114,12 @@ private final class SharedLoad: Sendable {
             }
             onEnd()
             self.finish(answer)
-        })
+        }
+        let abandoned = state.withLock { state in
+            if !state.isClosed { state.task = task }
+            return state.isClosed
+        }
+        if abandoned { task.cancel() }
     }
 
     /// Waits for the result — or answers ``WebImageError/cancelled`` at once if `operation`
@@ -141,16 +140,16 @@ private final class SharedLoad: Sendable {
     /// `operation` stops waiting (its task was cancelled) and answers ``WebImageError/cancelled``.
     /// Returns whether it was the last caller, in which case the work is cancelled.
     func leave(_ operation: CombinedOperation) -> Bool {
-        let (continuation, abandonedLeader, abandoned) = state.withLock {
-            state -> (CheckedContinuation<Answer, Never>?, CombinedOperation?, Bool) in
+        let (continuation, abandonedTask, abandoned) = state.withLock {
+            state -> (CheckedContinuation<Answer, Never>?, Task<Void, Never>?, Bool) in
             guard let caller = state.callers.removeValue(forKey: ObjectIdentifier(operation)) else { return (nil, nil, false) }
             guard state.callers.isEmpty, state.result == nil else { return (caller.continuation, nil, false) }
             state.isClosed = true
-            defer { state.leader = nil }
-            return (caller.continuation, state.leader, true)
+            defer { state.task = nil }
+            return (caller.continuation, state.task, true)
         }
         continuation?.resume(returning: .failure(.cancelled))
-        abandonedLeader?.cancel()
+        abandonedTask?.cancel()
         return abandoned
     }
 
@@ -158,7 +157,7 @@ private final class SharedLoad: Sendable {
         let waiting = state.withLock { state -> [CheckedContinuation<Answer, Never>] in
             state.isClosed = true
             state.result = answer
-            state.leader = nil
+            state.task = nil
             defer { state.callers = [:] }
             return state.callers.values.compactMap(\.continuation)
         }

@@ -37,6 +37,8 @@ struct ImageCacheCallbackTests {
         let answers = Answers()
         cache.queryImage(forKey: "m", options: [], decodeOptions: .default, cacheType: .all) { answers.record($0) }
         #expect(answers.count == 1)
+        cache.queryImage(forKey: "m") { answers.record($0) }  // the defaults, through the protocol
+        #expect(answers.count == 2)
     }
 
     @Test("a cache without its own callback form gets the default: one answer, from the async query")

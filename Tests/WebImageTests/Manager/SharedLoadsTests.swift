@@ -66,6 +66,25 @@ struct SharedLoadsTests {
         }
     }
 
+    @Test("cancels racing progress reports neither deadlock nor answer twice")
+    func cancelDuringProgress() async throws {
+        try await withManager { origin, manager, _ in
+            origin.route("/busy.jpg", .drip(.fixture("jpeg-progressive.jpg"), bytesPerSecond: 60_000, chunkSize: 64))
+            var all: [ManagerAnswers] = []
+            for round in 0..<60 {
+                let answers = ManagerAnswers()
+                all.append(answers)
+                let url = origin.url("/busy.jpg?round=\(round)")
+                let operation = manager.loadImage(with: url, progress: { _ in }) { answers.record($0) }
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000)))
+                operation.cancel()
+                #expect(answers.count == 1)
+            }
+            #expect(await eventually { !manager.isRunning && manager.sharedLoads.count == 0 })
+            #expect(all.allSatisfy { $0.count == 1 })
+        }
+    }
+
     @Test("loads that differ in what they make do not share: a thumbnail, a refresh, another loader")
     func differentLoadsDoNotShare() throws {
         let fixture = try ManagerFixture(loader: FileLoader())

@@ -16,3 +16,10 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     }
     return 0
 }
+
+// PNG inputs keep valid chunk CRCs after mutation (PNGChunkRepair.swift), so the fuzzer reaches
+// the checks behind them — a hostile header with a correct CRC is the case that matters.
+@_cdecl("LLVMFuzzerCustomMutator")
+public func customMutator(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int, _ seed: UInt32) -> Int {
+    mutatePNG(data, size, maxSize, seed)
+}

@@ -19,6 +19,10 @@ import Foundation
 /// Dimensions are checked against `maxPixelCount` as a decode would. Anything else (HEIC, BMP…)
 /// is ``ImageCoderError/unsupportedFormat(_:)``: WebImage could not decode it either.
 public enum ImageIntegrity {
+    /// Returns when `data` is a structurally whole JPEG, PNG, GIF or WebP within `maxPixelCount`;
+    /// throws ``ImageCoderError/truncated(_:)``, ``ImageCoderError/corrupt(_:reason:)``,
+    /// ``ImageCoderError/tooLarge(width:height:limit:)``, ``ImageCoderError/emptyData`` or
+    /// ``ImageCoderError/unsupportedFormat(_:)`` otherwise.
     public static func check(
         _ data: Data, maxPixelCount: Int = ImageDecodeOptions.defaultMaxPixelCount
     ) throws(ImageCoderError) {

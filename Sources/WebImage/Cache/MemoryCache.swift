@@ -5,7 +5,10 @@ import Synchronization
 /// `SDMemoryCache`, without NSCache's "limits are hints").
 ///
 /// With ``MemoryCacheConfig/usesWeakCache``, an evicted image that is still referenced elsewhere
-/// is found again (and re-admitted) rather than decoded a second time.
+/// is found again (and re-admitted) rather than decoded a second time. The weak reference is taken
+/// only when an image leaves the LRU list: a Swift object that has ever been weakly referenced
+/// moves its reference count to a side table, and every retain and release of it takes a slow
+/// path — on a hit, most of the time (ManagerBenchmarks).
 public final class MemoryCache: Sendable {
     private struct State {
         var config: MemoryCacheConfig
@@ -50,10 +53,6 @@ public final class MemoryCache: Sendable {
     public func setImage(_ image: Image, forKey key: String, cost: Int? = nil) {
         state.withLock { state in
             MemoryCache.admit(image, forKey: key, cost: cost ?? image.cost, into: &state)
-            if state.config.usesWeakCache {
-                state.weak[key] = WeakImage(image: image)
-                MemoryCache.pruneWeakTable(&state)
-            }
         }
     }
 
@@ -77,14 +76,14 @@ public final class MemoryCache: Sendable {
     /// stay, so images still in use are not lost.
     public func trim(toCost cost: Int) {
         state.withLock { state in
-            while state.lru.totalCost > max(0, cost), state.lru.removeLeastRecent() != nil {}
+            while state.lru.totalCost > max(0, cost), MemoryCache.evictLeastRecent(&state) {}
         }
     }
 
     /// Evicts least recently used images until at most `count` remain.
     public func trim(toCount count: Int) {
         state.withLock { state in
-            while state.lru.count > max(0, count), state.lru.removeLeastRecent() != nil {}
+            while state.lru.count > max(0, count), MemoryCache.evictLeastRecent(&state) {}
         }
     }
 
@@ -97,9 +96,11 @@ public final class MemoryCache: Sendable {
         let limit = state.config.costLimit
         if limit > 0 && cost > limit {
             state.lru.remove(key)  // a stale smaller version must not survive the replace
+            if state.config.usesWeakCache { holdWeakly(image, forKey: key, in: &state) }
             return
         }
         state.lru.set(image, forKey: key, cost: cost)
+        state.weak.removeValue(forKey: key)  // held strongly again
         enforceLimits(&state)
     }
 
@@ -107,8 +108,21 @@ public final class MemoryCache: Sendable {
         let costLimit = state.config.costLimit
         let countLimit = state.config.countLimit
         while (costLimit > 0 && state.lru.totalCost > costLimit) || (countLimit > 0 && state.lru.count > countLimit) {
-            guard state.lru.removeLeastRecent() != nil else { break }
+            guard evictLeastRecent(&state) else { break }
         }
+    }
+
+    /// Drops the least recently used image from the list, keeping a weak reference to it when the
+    /// weak cache is on. Returns false when the list was empty.
+    private static func evictLeastRecent(_ state: inout State) -> Bool {
+        guard let (key, image) = state.lru.removeLeastRecent() else { return false }
+        if state.config.usesWeakCache { holdWeakly(image, forKey: key, in: &state) }
+        return true
+    }
+
+    private static func holdWeakly(_ image: Image, forKey key: String, in state: inout State) {
+        state.weak[key] = WeakImage(image: image)
+        pruneWeakTable(&state)
     }
 
     /// Dead weak entries are dropped once the table has grown well past the live set, so the

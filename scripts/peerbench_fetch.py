@@ -368,7 +368,10 @@ def memory_hit_row(benchmarks_dir):
             name = heading.group(1)
         elif name and line.startswith("| Throughput"):
             cells = [c.strip().replace(",", "") for c in line.strip().strip("|").split("|")]
-            thousands = dict(zip(["p0", "p25", "p50", "p75", "p90", "p99", "p100"], (float(c) for c in cells[1:8])))
+            # The label ends with the unit: "(K)" (the benchmark pins it), "(M)" or none.
+            unit = re.search(r"\((K|M|G)\)\s*$", cells[0])
+            scale = {"K": 1.0, "M": 1e3, "G": 1e6}[unit.group(1)] if unit else 1e-3
+            thousands = dict(zip(["p0", "p25", "p50", "p75", "p90", "p99", "p100"], (float(c) * scale for c in cells[1:8])))
             per_load[name] = {p: 1e6 / k for p, k in thousands.items() if k > 0}
     baseline = next((v["p50"] for n, v in per_load.items() if "Mutex" in n), None)
     rows = []

@@ -43,8 +43,12 @@ struct LoadRequest: Sendable {
 
     /// Whether a memory hit may answer a load with these options on the caller's thread.
     static func allowsMemoryHit(options: WebImageOptions, context: WebImageContext) -> Bool {
-        context.queryCacheType.includesMemory
-            && options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .decodeFirstFrameOnly])
+        context.queryCacheType.includesMemory && allowsMemoryHit(options: options)
+    }
+
+    /// The options' part of ``allowsMemoryHit(options:context:)``.
+    static func allowsMemoryHit(options: WebImageOptions) -> Bool {
+        options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .decodeFirstFrameOnly])
     }
 
     /// Decode rules for the bytes under the full key: a derived image is stored as it is, so it

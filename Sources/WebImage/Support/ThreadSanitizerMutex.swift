@@ -56,6 +56,5 @@ public struct Mutex<Value: ~Copyable>: ~Copyable {
     }
 }
 
-// `storage.value` is only read or written between pthread_mutex_lock and _unlock on `storage.lock`.
-extension Mutex: @unchecked Sendable where Value: ~Copyable {}
+extension Mutex: @unchecked Sendable where Value: ~Copyable {}  // guarded by the pthread mutex `storage.lock`
 #endif

@@ -33,6 +33,13 @@ extension DiskCache {
         try updateMetadata(forKey: key) { $0.validators = validators }
     }
 
+    /// Folds a `304 Not Modified`'s validators into `key`'s stored ones (``HTTPValidators/refreshed(by:)``),
+    /// in one read-change-write. Does nothing when there is no entry.
+    /// Throws ``DiskCacheError/writeFailed(path:errno:)``.
+    public func refreshValidators(_ fresh: HTTPValidators, forKey key: String) throws {
+        try updateMetadata(forKey: key) { $0.validators = ($0.validators ?? HTTPValidators()).refreshed(by: fresh) }
+    }
+
     /// Sets the metadata attribute on a file being written; 0 or the refusal's `errno`.
     func setAttribute(_ value: Data, on fd: Int32) -> Int32 {
         refusesAttributes ? EOPNOTSUPP : DiskCacheAttribute.set(value, on: fd)

@@ -17,6 +17,14 @@ public struct HTTPValidators: Sendable, Hashable, Codable {
         self.lastModified = lastModified
         self.expirationDate = expirationDate
     }
+
+    /// These validators after a `304 Not Modified` that sent `fresh`: what the 304 sends replaces
+    /// the stored value, the rest stays (RFC 9111 §4.3.4).
+    public func refreshed(by fresh: HTTPValidators) -> HTTPValidators {
+        HTTPValidators(
+            etag: fresh.etag ?? etag, lastModified: fresh.lastModified ?? lastModified,
+            expirationDate: fresh.expirationDate ?? expirationDate)
+    }
 }
 
 /// The metadata sidecar of one entry: `<directory>/.meta/<entry name>`, JSON — the fallback

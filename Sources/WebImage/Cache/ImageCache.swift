@@ -239,20 +239,9 @@ public final class ImageCache: ImageCaching {
         try diskCache.store(bytes, forKey: key, validators: validators)
     }
 
-    /// Folds a `304 Not Modified`'s validators into the stored ones: what the 304 sends replaces
-    /// the stored value, the rest stays (RFC 9111 §4.3.4). Ordered after earlier stores of `key`;
-    /// nothing happens when the entry is gone.
+    /// ``DiskCache/refreshValidators(_:forKey:)`` on the disk queue, after earlier stores of `key`.
     public func refreshValidators(_ fresh: HTTPValidators, forKey key: String) async {
-        await io(barrier: true) {
-            guard self.diskCache.containsData(forKey: key) else { return }
-            let stored = self.diskCache.validators(forKey: key)
-            var merged = stored ?? HTTPValidators()
-            if let etag = fresh.etag { merged.etag = etag }
-            if let lastModified = fresh.lastModified { merged.lastModified = lastModified }
-            if let expirationDate = fresh.expirationDate { merged.expirationDate = expirationDate }
-            guard merged != stored else { return }
-            try? self.diskCache.setValidators(merged, forKey: key)
-        }
+        await io(barrier: true) { try? self.diskCache.refreshValidators(fresh, forKey: key) }
     }
 
     private func io<T: Sendable>(barrier: Bool = false, _ work: @escaping @Sendable () -> T) async -> T {

@@ -420,6 +420,13 @@ struct DiskCacheTests {
         #expect(cache.extendedData(forKey: "k.gif") == bytes(7, 3))
         #expect(cache.validators(forKey: "k.gif") == validators, "setting one keeps the other")
 
+        // A 304's validators replace what they carry, the rest stays.
+        try cache.refreshValidators(HTTPValidators(lastModified: "Thu, 22 Oct 2015 07:28:00 GMT"), forKey: "k.gif")
+        #expect(cache.validators(forKey: "k.gif") == HTTPValidators(
+            etag: "W/\"abc\"", lastModified: "Thu, 22 Oct 2015 07:28:00 GMT", expirationDate: expiry))
+        try cache.refreshValidators(validators, forKey: "gone.gif")  // no entry: nothing to refresh
+        #expect(cache.validators(forKey: "gone.gif") == nil)
+
         try cache.setValidators(nil, forKey: "k.gif")
         #expect(cache.validators(forKey: "k.gif") == nil)
         try cache.setExtendedData(nil, forKey: "k.gif")

@@ -66,13 +66,6 @@ extension ImageManager {
             if let cached { return (cached, true) }  // already sent as the refreshCached answer
             throw fail(request.loader.canRequestImage(for: url) ? .notInCache : .invalidURL(url.absoluteString), request)
         }
-        // A load of the same key may have finished while this one read the disk; its image is in
-        // memory now, and downloading again would cost a second request (the downloader only
-        // merges downloads still running).
-        if cached == nil, let hit = request.memoryHit() {
-            instrumentation.cacheHit(.memory)
-            return (hit, false)
-        }
         let validators = cached == nil ? nil : await cachedValidators(request)
         var progress: ImageLoaderProgressHandler?
         if operation.wantsProgress { progress = { @Sendable in operation.send(.progress($0)) } }

@@ -9,7 +9,11 @@ public struct DownloadRequest: Sendable, Hashable {
     public var method: String
     /// Headers as they will be sent (defaults, config, filter, validators, cookies applied).
     public var headers: HTTPHeaderFields
-    /// Idle read timeout in seconds (``DownloaderConfig/downloadTimeout``).
+    /// Idle timeout in seconds (SD's `NSURLRequest.timeoutInterval`): the download fails with
+    /// ``TransportError/timedOut(_:)`` when nothing arrives for this long — while connecting,
+    /// waiting for the response head, or between body parts. Starts as
+    /// ``DownloaderConfig/downloadTimeout``; a request modifier may raise or lower it for one
+    /// request (connecting alone stays bounded by `downloadTimeout` too). `.infinity` = no idle limit.
     public var timeout: TimeInterval
 
     public init(url: URL, method: String = "GET", headers: HTTPHeaderFields = [:], timeout: TimeInterval = 15) {

@@ -21,6 +21,9 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         var heads = 0
         var responseAt: ContinuousClock.Instant?
         var lastReportedFraction = -1.0
+        /// When the last head or body part arrived (or the transfer started): the idle timer's mark.
+        var lastActivity = NIODeadline.now()
+        var idleCheck: Scheduled<Void>?
         /// The reason we stopped the transfer ourselves; wins over what the client reports.
         var failure: WebImageError?
         var isEnded = false
@@ -45,6 +48,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         state.withLock { state in
             state.heads += 1
             state.visitedURL = request.url
+            state.lastActivity = .now()
         }
         if operation.options.contains(.handleCookies) {
             config.cookieJar.store(setCookieHeaders: head.headers["set-cookie"], from: request.url)
@@ -67,6 +71,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
             state.response = response
             state.expected = expected
             state.responseAt = .now
+            state.lastActivity = .now()
         }
         operation.transferReceived(response)
         if response.statusCode != 304 {
@@ -79,8 +84,10 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
             if expected > config.maximumResponseSize {
                 return fail(task, .transport(.responseTooLarge(limit: config.maximumResponseSize)))
             }
+            // Only an accepted body gets room up front, and never more than the limit: a 304 (no
+            // body, whatever its Content-Length says) once reserved 2^45 bytes and trapped.
+            if expected > 0 { state.withLock { $0.data.reserveCapacity(Int(min(expected, config.maximumResponseSize))) } }
         }
-        if expected > 0 { state.withLock { $0.data.reserveCapacity(Int(expected)) } }
         operation.deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: expected, url: operation.url))
         if operation.options.contains(.progressiveLoad) { startProgressiveDecoding() }
         return task.eventLoop.makeSucceededVoidFuture()
@@ -89,6 +96,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let (received, expected, report, tooLarge) = state.withLock { state in
             state.received += Int64(buffer.readableBytes)
+            state.lastActivity = .now()
             if state.received > config.maximumResponseSize { return (state.received, state.expected, false, true) }
             buffer.withUnsafeReadableBytes { state.data.append(contentsOf: $0) }
             return (state.received, state.expected, shouldReport(&state), false)
@@ -128,9 +136,33 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     }
 
     /// Some failures (redirect loops and limits) fail the task without calling the delegate;
-    /// the task's future sees every outcome.
+    /// the task's future sees every outcome. Also starts the idle timer.
     func watch(_ task: HTTPClient.Task<Void>) {
         task.futureResult.whenFailure { [self] error in end(.failure(mapped(error))) }
+        let timeout = operation.request.timeout
+        if timeout.isFinite { scheduleIdleCheck(task, in: .nanoseconds(Int64(max(0.001, timeout) * 1e9))) }
+    }
+
+    /// The request's own idle timeout (``DownloadRequest/timeout``, which a request modifier may
+    /// change), kept here because the client's read timeout is one value for every request:
+    /// nothing arriving for that long — connecting, waiting for the head, between body parts —
+    /// fails the transfer with a read timeout.
+    private func scheduleIdleCheck(_ task: HTTPClient.Task<Void>, in delay: TimeAmount) {
+        let check = task.eventLoop.scheduleTask(in: delay) { [self] in
+            let timeout = TimeAmount.nanoseconds(Int64(max(0.001, operation.request.timeout) * 1e9))
+            let idle = state.withLock { $0.isEnded ? nil : NIODeadline.now() - $0.lastActivity }
+            guard let idle else { return }
+            if idle >= timeout {
+                _ = fail(task, .transport(.timedOut(.read)))
+            } else {
+                scheduleIdleCheck(task, in: timeout - idle)
+            }
+        }
+        let ended = state.withLock { state in
+            if !state.isEnded { state.idleCheck = check }
+            return state.isEnded
+        }
+        if ended { check.cancel() }
     }
 
     private func mapped(_ error: any Error) -> WebImageError {
@@ -140,10 +172,11 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
 
     /// Hands the outcome to the operation, once.
     private func end(_ outcome: Result<TransferOutput, WebImageError>) {
-        let first = state.withLock { state in
-            defer { state.isEnded = true }
-            return !state.isEnded
+        let (first, idleCheck) = state.withLock { state in
+            defer { state.isEnded = true; state.idleCheck = nil }
+            return (!state.isEnded, state.idleCheck)
         }
+        idleCheck?.cancel()
         guard first else { return }
         progressive.withLock { $0 }?.finish()
         if case .failure = outcome { state.withLock { $0.data = Data() } }

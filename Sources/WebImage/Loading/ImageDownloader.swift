@@ -37,10 +37,12 @@ public final class ImageDownloader: ImageLoader {
 
     private static func clientConfiguration(_ config: DownloaderConfig) -> HTTPClient.Configuration {
         let timeout = TimeAmount.nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
+        // No client read timeout: each request keeps its own idle timer (DownloadRequest.timeout,
+        // which starts as downloadTimeout and a request modifier may change).
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: config.maximumRedirects > 0
                 ? .follow(max: config.maximumRedirects, allowCycles: false) : .disallow,
-            timeout: .init(connect: timeout, read: timeout))
+            timeout: .init(connect: timeout, read: nil))
         // A refused connection fails at once, as with URLSession, instead of being retried until
         // the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false

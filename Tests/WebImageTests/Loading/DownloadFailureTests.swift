@@ -4,13 +4,38 @@ import Testing
 
 @Suite("Download validation and transport failures")
 struct DownloadFailureTests {
-    private func error(_ downloader: ImageDownloader, _ url: URL, options: DownloaderOptions = []) async -> WebImageError? {
+    private func error(
+        _ downloader: ImageDownloader, _ url: URL, options: DownloaderOptions = [], context: ImageLoaderContext = .default
+    ) async -> WebImageError? {
         do throws(WebImageError) {
-            _ = try await downloader.loadImage(with: url, options: options)
+            _ = try await downloader.loadImage(with: url, options: options, context: context)
             Issue.record("\(url) loaded")
             return nil
         } catch {
             return error
+        }
+    }
+
+    @Test("a request's own timeout (a modifier's DownloadRequest.timeout) wins over the downloader's, both ways")
+    func requestTimeout() async throws {
+        func timeout(_ seconds: TimeInterval) -> ImageLoaderContext {
+            ImageLoaderContext(requestModifier: RequestModifier { request in
+                var request = request
+                request.timeout = seconds
+                return request
+            })
+        }
+        // The headers come after 1.5 s: a generous downloader, a strict request.
+        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(20) }) { origin, downloader in
+            origin.route("/late.png", .delayed(TestTiming.seconds(1.5), .fixture("png-rgb.png")))
+            let error = await error(downloader, origin.url("/late.png"), context: timeout(TestTiming.seconds(0.3)))
+            #expect(error == .transport(.timedOut(.read)))
+        }
+        // A strict downloader, a patient request: the request's timeout is the one that counts.
+        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(0.3) }) { origin, downloader in
+            origin.route("/late.png", .delayed(TestTiming.seconds(1), .fixture("png-rgb.png")))
+            let result = try await downloader.loadImage(with: origin.url("/late.png"), context: timeout(TestTiming.seconds(10)))
+            #expect(result.image.width > 0)
         }
     }
 

@@ -152,6 +152,22 @@ struct ImageManagerHTTPTests {
         }
     }
 
+    @Test("refreshCached against a 304 declaring 32 TiB: the cached image stands and nothing is reserved for the body")
+    func revalidationWithHugeDeclaredLength() async throws {
+        try await withManager { origin, manager, _ in
+            origin.route("/huge304.png", .validated(.fixture("png-rgb.png"), etag: "\"v1\"", lastModified: nil))
+            let url = origin.url("/huge304.png")
+            let first = try await manager.loadImage(with: url, options: .waitStoreCache)
+
+            origin.route("/huge304.png", .notModified(declaredLength: 35_184_372_088_832))
+            let answers = ManagerAnswers()
+            manager.loadImage(with: url, options: .refreshCached) { answers.record($0) }
+            #expect(await eventually { origin.requestCount("/huge304.png") == 2 && !manager.isRunning })
+            #expect(answers.count == 1)
+            #expect(try answers.all.first?.get().image.bitmap == first.image.bitmap)
+        }
+    }
+
     @Test("progressive loads stream partial images before the final one")
     func progressiveStream() async throws {
         try await withManager { origin, manager, _ in

@@ -47,6 +47,10 @@ struct FaultMatrixTests {
         FaultRow("60,000 x 60,000 PNG header (decompression bomb)", path: "/fault.png",
                  .body(.bytes(FaultyImages.pngBomb), contentType: "image/png"), .fails(code: 1001, blocklisted: true)),
         FaultRow("Content-Length of 10 GB", .hugeDeclaredLength(10_000_000_000), .fails(code: -1103, blocklisted: true)),
+        // A 304 has no body whatever its Content-Length says; nothing was cached, so there is
+        // nothing for it to confirm. The process once trapped reserving 2^45 bytes for it.
+        FaultRow("304 with Content-Length of 32 TiB and nothing cached", .notModified(declaredLength: 35_184_372_088_832),
+                 .fails(code: 1002, blocklisted: false)),
         FaultRow("redirect loop", path: "/loop-a.jpg",
                  routes: ["/loop-a.jpg": .redirect(to: "/loop-b.jpg"), "/loop-b.jpg": .redirect(to: "/loop-a.jpg")],
                  .fails(code: -1007, blocklisted: true)),

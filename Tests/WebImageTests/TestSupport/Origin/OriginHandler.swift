@@ -6,6 +6,9 @@ import NIOHTTP1
 enum OriginStep {
     case head(status: Int, headers: [(String, String)])
     case body(Data)
+    /// Bytes straight onto the connection, below the HTTP encoder — for what NIO's encoder would
+    /// not send (it drops `Content-Length` from a 304, as it should).
+    case raw(Data)
     case wait(TimeAmount)
     case waitFor(OriginGate)
     /// Zeros in `chunk`-byte writes every `interval`, until the client goes (bounded by `limit`).
@@ -81,6 +84,10 @@ final class OriginHandler: ChannelInboundHandler {
             if !data.isEmpty {
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: data)))), promise: nil)
             }
+            run(rest, keepAlive: keepAlive, context: context)
+        case .raw(let data):
+            let below = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            below?.writeAndFlush(NIOAny(ByteBuffer(bytes: data)), promise: nil)
             run(rest, keepAlive: keepAlive, context: context)
         case .wait(let delay):
             loop.scheduleTask(in: delay) { self.run(rest, keepAlive: keepAlive, context: context) }

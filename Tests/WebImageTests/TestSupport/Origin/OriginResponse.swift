@@ -17,6 +17,9 @@ indirect enum OriginResponse: Sendable {
     /// Headers declaring `declaredLength` bytes, then an endless trickle of zeros until the
     /// client gives up.
     case hugeDeclaredLength(Int64, contentType: String = "image/jpeg")
+    /// `304 Not Modified` without a body whose `Content-Length` declares `declaredLength` (a 304
+    /// may carry the length the full response would have; a hostile origin makes it huge).
+    case notModified(declaredLength: Int64)
     /// A chunked body (no `Content-Length`) of `totalBytes`, sent as fast as the client reads.
     case chunked(OriginBody, chunkSize: Int = 16 * 1024, contentType: String? = "")
     /// A redirect (`Location: to`) with the given status.

@@ -161,6 +161,10 @@ final class TestOrigin: Sendable {
         case .hugeDeclaredLength(let length, let type):
             return [.head(status: 200, headers: [("Content-Type", type), ("Content-Length", "\(length)")]),
                     .trickle(chunk: 16 * 1024, interval: .milliseconds(2), limit: 64 * 1024 * 1024), .close]
+        case .notModified(let length):
+            // Connection: close, since the pipeline handler never saw this response end.
+            let head = "HTTP/1.1 304 Not Modified\r\nContent-Type: image/jpeg\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n"
+            return [.raw(Data(head.utf8)), .wait(.milliseconds(5)), .close]
         case .chunked(let body, let chunkSize, let type):
             let data = body.data
             var steps: [OriginStep] = [.head(status: 200, headers: contentTypeHeader(type, body))]

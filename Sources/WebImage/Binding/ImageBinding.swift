@@ -22,6 +22,7 @@ public final class ImageBinding: Sendable {
         var operation: CombinedOperation?
         var url: URL?
         var generation = 0
+        let display = SlotDisplay()
     }
 
     public let manager: ImageManager
@@ -45,25 +46,36 @@ public final class ImageBinding: Sendable {
         completed: (@Sendable (Result<ImageResult, WebImageError>) -> Void)? = nil
     ) -> CombinedOperation? {
         let slot = Slot(target: ObjectIdentifier(target), key: context.setImageOperationKey ?? Self.defaultOperationKey)
-        let (previous, generation) = bindings.withLock { bindings -> (CombinedOperation?, Int) in
+        let display = bindings.withLock { bindings -> SlotDisplay in
             if bindings.count >= 64, bindings.count.nonzeroBitCount == 1 {  // now and then, not every call
                 bindings = bindings.filter { $0.value.target != nil }
             }
-            var binding = bindings[slot].flatMap { $0.target === target ? $0 : nil } ?? Binding(target: target)
-            let previous = options.contains(.avoidAutoCancelImage) ? nil : binding.operation
-            binding.generation += 1
-            binding.url = url
-            binding.operation = nil
+            if let binding = bindings[slot], binding.target === target { return binding.display }
+            let binding = Binding(target: target)
             bindings[slot] = binding
-            return (previous, binding.generation)
+            return binding.display
         }
+        // The new generation and its placeholder in one step: an older load that is showing its
+        // image right now finishes first, and one that comes later sees it is no longer current.
+        let (previous, generation) = display.withLock {
+            let started = bindings.withLock { bindings -> (CombinedOperation?, Int) in
+                var binding = bindings[slot] ?? Binding(target: target)
+                let previous = options.contains(.avoidAutoCancelImage) ? nil : binding.operation
+                binding.generation += 1
+                binding.url = url
+                binding.operation = nil
+                bindings[slot] = binding
+                return (previous, binding.generation)
+            }
+            if !options.contains(.delayPlaceholder) || url == nil { target.setImage(placeholder, transition: nil) }
+            return started
+        }
+        // Outside the display lock: the cancelled load answers inside cancel(), and its delivery
+        // takes that lock.
         previous?.cancel()
-        if !options.contains(.delayPlaceholder) { target.setImage(placeholder, transition: nil) }
 
         guard let url else {
             target.indicator?.stopAnimating()
-            if options.contains(.delayPlaceholder) { target.setImage(placeholder, transition: nil) }
-            forget(slot, generation: generation)
             completed?(.failure(.invalidURL("")))
             return nil
         }
@@ -77,10 +89,13 @@ public final class ImageBinding: Sendable {
                 progress?(value)
             },
             completed: { [weak self, weak target] result in
-                indicator?.stopAnimating()
-                // A refreshCached load answers twice; a newer load on the slot must not be overwritten.
-                let current = self?.forget(slot, generation: generation) ?? false
-                if current, let target { Self.apply(result, to: target, placeholder: placeholder, options: options) }
+                // A newer load on the slot owns the target and its indicator: this one only
+                // answers. (A refreshCached load answers twice; each answer is checked.)
+                display.withLock {
+                    guard self?.forget(slot, generation: generation) == true else { return }
+                    indicator?.stopAnimating()
+                    if let target { Self.apply(result, to: target, placeholder: placeholder, options: options) }
+                }
                 completed?(result)
             })
         bindings.withLock { bindings in
@@ -144,5 +159,20 @@ public final class ImageBinding: Sendable {
         case .memory: return false
         case .disk, .all: return !options.contains(.queryDiskDataSync) && !options.contains(.queryMemoryDataSync)
         }
+    }
+}
+
+/// Orders what one slot shows, so an older load's image and a newer load's placeholder never
+/// interleave (the cell-reuse bug: the old image landing over the new placeholder). Held while
+/// the target is told what to show; recursive because a target may start a load on its own slot
+/// from inside `setImage`. A target that hops to another thread must hop asynchronously and in
+/// order (a serial queue), or it could wait on a load that waits on it.
+private final class SlotDisplay: Sendable {
+    private let lock = NSRecursiveLock()
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 }

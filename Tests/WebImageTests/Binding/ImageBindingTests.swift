@@ -27,6 +27,34 @@ private final class RecordingIndicator: ImageIndicator {
     func stopAnimating() { stops.withLock { $0 += 1 } }
 }
 
+/// Holds the first loaded (non-placeholder) image it is shown until ``release()``: a load's
+/// delivery kept open, so a test can start the next load on the same target meanwhile.
+private final class HoldingTarget: ImageTarget {
+    let shown = Mutex<[Image?]>([])
+    private let gate = DispatchSemaphore(value: 0)
+    private let state = Mutex((holding: false, held: false))
+    private let placeholders: [Image]
+
+    init(placeholders: [Image]) { self.placeholders = placeholders }
+
+    func setImage(_ image: Image?, transition: ImageTransition?) {
+        let hold = state.withLock { state in
+            guard let image, !placeholders.contains(where: { $0 === image }), !state.held else { return false }
+            state.held = true
+            state.holding = true
+            return true
+        }
+        if hold { gate.wait() }
+        shown.withLock { $0.append(image) }
+    }
+
+    var isHolding: Bool { state.withLock { $0.holding } }
+    func release() {
+        state.withLock { $0.holding = false }
+        gate.signal()
+    }
+}
+
 private let placeholder = Image(bitmap: Fixtures.solid(RGBA(r: 1, g: 2, b: 3, a: 255), width: 2, height: 2))
 
 @Suite("ImageBinding")
@@ -82,6 +110,36 @@ struct ImageBindingTests {
         binding.setImage(on: target, with: try fixture.file("png-gray.png", as: "d.png"), options: .avoidAutoCancelImage, completed: { fourth.record($0) })
         #expect(await eventually { third.count == 1 && fourth.count == 1 })
         #expect((try? third.last?.get()) != nil)
+    }
+
+    @Test("cell reuse: a load delivered while the next one starts never paints over the next load's placeholder or image")
+    func reuseWhileDelivering() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let secondPlaceholder = Image(bitmap: Fixtures.solid(RGBA(r: 9, g: 9, b: 9, a: 255), width: 3, height: 3))
+        let target = HoldingTarget(placeholders: [placeholder, secondPlaceholder])
+        let first = ManagerAnswers()
+        binding.setImage(on: target, with: try fixture.file("png-rgb.png", as: "first.png"), placeholder: placeholder,
+                         completed: { first.record($0) })
+        // The first load's image is being shown right now (held inside the target).
+        #expect(await eventually { target.isHolding })
+
+        let second = ManagerAnswers()
+        let secondURL = try fixture.file("png-gray.png", as: "second.png")
+        let secondStarted = Mutex(false)
+        Thread.detachNewThread {
+            binding.setImage(on: target, with: secondURL, placeholder: secondPlaceholder, completed: { second.record($0) })
+            secondStarted.withLock { $0 = true }
+        }
+        // Give the second load every chance to get past the first's delivery (it must not).
+        await eventually(timeout: .milliseconds(300)) { secondStarted.withLock { $0 } }
+        target.release()
+        #expect(await eventually { secondStarted.withLock { $0 } && second.count == 1 && first.count == 1 })
+
+        let gray = try ImageCodersManager.shared.decode(try Fixtures.data("png-gray.png"))
+        let last = try #require(target.shown.withLock { $0.last } ?? nil)
+        #expect(last === secondPlaceholder || last.bitmap == gray.bitmap, "the target ends with the second load's placeholder or image")
+        #expect(binding.currentURL(of: target) == secondURL)
     }
 
     @Test("different operation keys on one target load side by side")

@@ -71,11 +71,15 @@ public final class ImageManager: Sendable {
 
     // MARK: - Keys
 
-    /// The cache key for `url` (SD's `cacheKeyForURL:context:`): the key filter's output or the
-    /// absolute string, then `-Thumbnail(…)` and `-<transformerKey>` before the path extension.
-    /// `nil` when the filter says the URL has no key.
-    public func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String? {
-        cacheKeys(for: url, context: context, settings: settings).key
+    /// The cache key a load of `url` with these options and context stores its image under (SD's
+    /// `cacheKeyForURL:context:`), built by the same steps as the load: the options processor,
+    /// the manager's transformer unless the context has one (or ``NoTransformer``), then the key
+    /// filter's output or the absolute string with `-Thumbnail(…)` and `-<transformerKey>` before
+    /// the path extension. `nil` when the filter says the URL has no key.
+    public func cacheKey(
+        for url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) -> String? {
+        prepare(url: url, options: options, context: context).key
     }
 
     /// The full key and the original's key (equal when nothing is derived).
@@ -233,16 +237,23 @@ public final class ImageManager: Sendable {
     /// Whether `url` is on the blocklist.
     public func isFailedURL(_ url: URL) -> Bool { failedURLs.contains(url) }
 
-    /// Whether the cache holds `url`'s image in memory or on disk.
-    public func cachedImageExists(for url: URL, context: WebImageContext = WebImageContext()) async -> Bool {
-        guard let key = cacheKey(for: url, context: context) else { return false }
-        return await (context.imageCache ?? imageCache).containsImage(forKey: key, cacheType: .all) != .none
+    /// Whether the cache a load of `url` would use holds its image (under ``cacheKey(for:options:context:)``)
+    /// in memory or on disk.
+    public func cachedImageExists(
+        for url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) async -> Bool {
+        let request = prepare(url: url, options: options, context: context)
+        guard let key = request.key else { return false }
+        return await request.cache.containsImage(forKey: key, cacheType: .all) != .none
     }
 
-    /// Whether the cache holds `url`'s image on disk.
-    public func diskImageExists(for url: URL, context: WebImageContext = WebImageContext()) async -> Bool {
-        guard let key = cacheKey(for: url, context: context) else { return false }
-        return await (context.imageCache ?? imageCache).containsImage(forKey: key, cacheType: .disk) == .disk
+    /// Whether the cache a load of `url` would use holds its image on disk.
+    public func diskImageExists(
+        for url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) async -> Bool {
+        let request = prepare(url: url, options: options, context: context)
+        guard let key = request.key else { return false }
+        return await request.cache.containsImage(forKey: key, cacheType: .disk) == .disk
     }
 
     // MARK: - Internals

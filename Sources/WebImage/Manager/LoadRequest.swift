@@ -85,7 +85,11 @@ extension ImageManager {
         let settings = self.settings
         var (options, context) = (options, context)
         if let processor = settings.optionsProcessor { (options, context) = processor(url, options, context) }
-        if context.imageTransformer == nil { context.imageTransformer = settings.transformer }
+        if context.imageTransformer is NoTransformer {
+            context.imageTransformer = nil
+        } else if context.imageTransformer == nil {
+            context.imageTransformer = settings.transformer
+        }
         let (key, originalKey) = cacheKeys(for: url, context: context, settings: settings)
         let scale = context.imageScaleFactor ?? ImageScale.scaleFactor(forKey: key ?? url.absoluteString)
         return LoadRequest(

@@ -9,7 +9,8 @@ public struct WebImageContext: Sendable {
     /// The bytes to store on disk for a loaded image (SD's cache serializer): gets the image, the
     /// bytes it was decoded from (nil for a transformed image) and the URL; `nil` = encode the image.
     public var cacheSerializer: (@Sendable (Image, Data?, URL) -> Data?)?
-    /// Applied after decoding; its key joins the cache key (`-<transformerKey>`).
+    /// Applied after decoding; its key joins the cache key (`-<transformerKey>`). `nil` = the
+    /// manager's ``ImageManager/Settings/transformer``; ``NoTransformer`` = none at all.
     public var imageTransformer: (any ImageTransformer)?
     /// Decode to fit this size (pixels); joins the cache key as `-Thumbnail({w,h},p)`.
     public var thumbnailPixelSize: PixelSize?

@@ -20,6 +20,42 @@ struct ImageManagerCacheTests {
         #expect(manager.cacheKey(for: url, context: WebImageContext(cacheKeyFilter: { _ in nil })) == nil)
     }
 
+    @Test("the public key is the key a load stores under: the manager's transformer and options processor apply")
+    func publicKeyMatchesLoads() async throws {
+        let fixture = try ManagerFixture(loader: CountingLoader())
+        let url = try fixture.file("png-rgb.png")
+        let flip = FlippingTransformer(horizontal: true, vertical: false)
+        fixture.manager.settings.transformer = flip
+        let loaded = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+        let key = try #require(fixture.manager.cacheKey(for: url))
+        #expect(key == TransformedCacheKeys.transformedKey(for: url.absoluteString, transformerKey: flip.transformerKey))
+        #expect(fixture.cache.imageFromMemoryCache(forKey: key) === loaded.image)
+        fixture.cache.memoryCache.removeAll()
+        #expect(await fixture.manager.cachedImageExists(for: url))
+        #expect(await fixture.manager.diskImageExists(for: url))
+
+        // One load opts out of the manager's transformer (SD's NSNull): untransformed, plain key.
+        let none = WebImageContext(imageTransformer: NoTransformer())
+        #expect(fixture.manager.cacheKey(for: url, context: none) == url.absoluteString)
+        let plain = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: none)
+        #expect(plain.image.bitmap == (try ImageCodersManager.shared.decode(try Fixtures.data("png-rgb.png"))).bitmap)
+        #expect(plain.image.bitmap != loaded.image.bitmap)
+
+        // A processor that asks for thumbnails: the key says so, and nothing is found for it yet.
+        fixture.manager.settings.transformer = nil
+        fixture.manager.settings.optionsProcessor = { _, options, context in
+            var context = context
+            context.thumbnailPixelSize = PixelSize(width: 8, height: 8)
+            return (options, context)
+        }
+        let thumbKey = try #require(fixture.manager.cacheKey(for: url))
+        #expect(thumbKey.contains("-Thumbnail("))
+        #expect(await !fixture.manager.cachedImageExists(for: url))
+        let thumb = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+        #expect(fixture.cache.imageFromMemoryCache(forKey: thumbKey) === thumb.image)
+        #expect(await fixture.manager.diskImageExists(for: url))
+    }
+
     @Test("first load from the loader, then memory, then — memory cleared — disk; one loader call")
     func cacheTiers() async throws {
         let loader = CountingLoader()

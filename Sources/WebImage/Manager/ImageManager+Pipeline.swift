@@ -43,14 +43,14 @@ extension ImageManager {
         // A thumbnail decoded from the original's bytes must not land in memory under the original's key.
         var options = request.cacheQueryOptions
         if request.context.thumbnailPixelSize != nil { options.insert(.skipMemorySync) }
-        let original = await request.cache.queryImage(
+        let original = await request.originalCache.queryImage(
             forKey: originalKey, options: options, decodeOptions: request.decodeOptions,
             cacheType: request.context.originalQueryCacheType)
         guard let original, let image = original.image else { return nil }
         let final = transform(image, request: request, key: key).with(originalData: .some(nil))
         let storeData = serializedData(final, originalData: original.data, isDerived: true, request: request)
-        await store(final, data: storeData, key: key, cacheType: request.context.storeCacheType,
-                    validators: nil, wait: request.options.contains(.waitStoreCache), request: request)
+        await store(final, data: storeData, key: key, in: request.cache, cacheType: request.context.storeCacheType,
+                    validators: nil, wait: request.options.contains(.waitStoreCache))
         return ImageResult(image: final, data: storeData, cacheType: original.cacheType, url: request.url)
     }
 
@@ -86,7 +86,7 @@ extension ImageManager {
         }
         if request.options.contains(.retryFailed) { failedURLs.remove(url) }
         if loaded.isNotModified, let cached {
-            if let fresh = loaded.validators, let cache = request.cache as? ImageCache, let key = request.originalKey {
+            if let fresh = loaded.validators, let cache = request.originalCache as? ImageCache, let key = request.originalKey {
                 // Not awaited: the answer need not wait behind every queued disk read and write.
                 Task.detached(priority: .utility) { await cache.refreshValidators(fresh, forKey: key) }
             }
@@ -113,8 +113,8 @@ extension ImageManager {
             var type = request.context.originalStoreCacheType
             if originalImage == nil, type == .all { type = .disk }
             if originalImage != nil || type.includesDisk {
-                await store(originalImage, data: loaded.data, key: originalKey, cacheType: type,
-                            validators: loaded.validators, wait: wait, request: request)
+                await store(originalImage, data: loaded.data, key: originalKey, in: request.originalCache, cacheType: type,
+                            validators: loaded.validators, wait: wait)
             }
         }
         let data = serializedData(final, originalData: loaded.data, isDerived: isDerived, request: request)
@@ -123,8 +123,8 @@ extension ImageManager {
         if request.options.contains(.decodeFirstFrameOnly), storeType.includesMemory {
             storeType = storeType.includesDisk ? .disk : .none
         }
-        await store(final, data: data, key: key, cacheType: storeType,
-                    validators: isDerived ? nil : loaded.validators, wait: wait, request: request)
+        await store(final, data: data, key: key, in: request.cache, cacheType: storeType,
+                    validators: isDerived ? nil : loaded.validators, wait: wait)
         return result
     }
 
@@ -148,15 +148,15 @@ extension ImageManager {
     /// either way, so the answer is a memory hit for the next load at once; the disk write is
     /// awaited only with `wait` (``WebImageOptions/waitStoreCache``).
     private func store(
-        _ image: Image?, data: Data?, key: String, cacheType: ImageCacheType, validators: HTTPValidators?,
-        wait: Bool, request: LoadRequest
+        _ image: Image?, data: Data?, key: String, in target: any ImageCaching, cacheType: ImageCacheType,
+        validators: HTTPValidators?, wait: Bool
     ) async {
         guard cacheType != .none else { return }
         let instrumentation = self.instrumentation
-        guard let cache = request.cache as? ImageCache else {
+        guard let cache = target as? ImageCache else {
             let write: @Sendable () async -> Void = {
                 do {
-                    try await request.cache.store(image, data: data, forKey: key, cacheType: cacheType)
+                    try await target.store(image, data: data, forKey: key, cacheType: cacheType)
                 } catch {
                     instrumentation.storeFailed(key: key, error: error)
                 }
@@ -179,7 +179,7 @@ extension ImageManager {
 
     /// The validators stored with the original's bytes, for a conditional request.
     private func cachedValidators(_ request: LoadRequest) async -> HTTPValidators? {
-        guard let cache = request.cache as? ImageCache, let key = request.originalKey else { return nil }
+        guard let cache = request.originalCache as? ImageCache, let key = request.originalKey else { return nil }
         return cache.diskCache.validators(forKey: key)
     }
 

@@ -8,6 +8,9 @@ struct LoadRequest: Sendable {
     let context: WebImageContext
     let settings: ImageManager.Settings
     let cache: any ImageCaching
+    /// Where the original lives: ``WebImageContext/originalImageCache`` for a derived image, else
+    /// ``cache`` (the image is its own original).
+    let originalCache: any ImageCaching
     let loader: any ImageLoader
     /// Full key (thumbnail and transformer suffixes); `nil` = do not use the cache.
     let key: String?
@@ -30,7 +33,8 @@ struct LoadRequest: Sendable {
     /// decryptors, serializers and key filters cannot be compared.
     func shareKey(wantsProgress: Bool) -> LoadShareKey? {
         let context = self.context
-        guard !options.contains(.refreshCached), context.imageCache == nil, context.imageLoader == nil,
+        guard !options.contains(.refreshCached), context.imageCache == nil, context.originalImageCache == nil,
+              context.imageLoader == nil,
               context.imageCoder == nil, context.requestModifier == nil, context.responseModifier == nil,
               context.decryptor == nil, context.cacheSerializer == nil, context.cacheKeyFilter == nil
         else { return nil }
@@ -92,9 +96,11 @@ extension ImageManager {
         }
         let (key, originalKey) = cacheKeys(for: url, context: context, settings: settings)
         let scale = context.imageScaleFactor ?? ImageScale.scaleFactor(forKey: key ?? url.absoluteString)
+        let cache = context.imageCache ?? imageCache
         return LoadRequest(
-            url: url, options: options, context: context, settings: settings,
-            cache: context.imageCache ?? imageCache, loader: context.imageLoader ?? imageLoader,
+            url: url, options: options, context: context, settings: settings, cache: cache,
+            originalCache: context.derivesFromOriginal ? context.originalImageCache ?? cache : cache,
+            loader: context.imageLoader ?? imageLoader,
             key: key, originalKey: originalKey,
             decodeOptions: context.decodeOptions(scaleFactor: scale, options: options),
             transformer: context.imageTransformer)

@@ -30,6 +30,10 @@ public struct WebImageContext: Sendable {
     public var originalStoreCacheType: ImageCacheType
     /// The cache for this load instead of the manager's.
     public var imageCache: (any ImageCaching)?
+    /// Where the original of a transformed or thumbnail image is looked up and stored, instead of
+    /// ``imageCache`` (SD's `originalImageCache`): e.g. originals on a large disk cache, derived
+    /// images on a small fast one. Loads that derive nothing do not use it.
+    public var originalImageCache: (any ImageCaching)?
     /// The loader for this load instead of the manager's.
     public var imageLoader: (any ImageLoader)?
     /// The coder to decode with instead of ``ImageCodersManager/shared``.
@@ -54,7 +58,8 @@ public struct WebImageContext: Sendable {
         imageScaleFactor: Double? = nil, imageScaleDownLimitBytes: Int? = nil,
         queryCacheType: ImageCacheType = .all, storeCacheType: ImageCacheType = .all,
         originalQueryCacheType: ImageCacheType = .disk, originalStoreCacheType: ImageCacheType = .disk,
-        imageCache: (any ImageCaching)? = nil, imageLoader: (any ImageLoader)? = nil,
+        imageCache: (any ImageCaching)? = nil, originalImageCache: (any ImageCaching)? = nil,
+        imageLoader: (any ImageLoader)? = nil,
         imageCoder: (any ImageCoder)? = nil,
         requestModifier: (any DownloadRequestModifying)? = nil,
         responseModifier: (any DownloadResponseModifying)? = nil,
@@ -73,6 +78,7 @@ public struct WebImageContext: Sendable {
         self.originalQueryCacheType = originalQueryCacheType
         self.originalStoreCacheType = originalStoreCacheType
         self.imageCache = imageCache
+        self.originalImageCache = originalImageCache
         self.imageLoader = imageLoader
         self.imageCoder = imageCoder
         self.requestModifier = requestModifier

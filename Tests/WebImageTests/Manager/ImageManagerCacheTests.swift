@@ -144,6 +144,33 @@ struct ImageManagerCacheTests {
         #expect(loader.counter.count == 1)
     }
 
+    @Test("originalImageCache keeps the originals of derived loads apart; a later derivation reads them there, without a load")
+    func separateOriginalCache() async throws {
+        let loader = CountingLoader()
+        let fixture = try ManagerFixture(loader: loader)
+        let originals = ImageCache(directory: fixture.directory.appendingPathComponent("originals"))
+        let url = try fixture.file("png-rgb.png")
+        var thumbnail = WebImageContext(thumbnailPixelSize: PixelSize(width: 8, height: 8))
+        thumbnail.originalImageCache = originals
+        let thumb = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: thumbnail)
+        #expect(await originals.containsImage(forKey: url.absoluteString, cacheType: .all) == .disk)
+        #expect(await fixture.cache.containsImage(forKey: url.absoluteString, cacheType: .all) == .none)
+        let thumbKey = try #require(fixture.manager.cacheKey(for: url, context: thumbnail))
+        #expect(fixture.cache.imageFromMemoryCache(forKey: thumbKey) === thumb.image)
+
+        var flipped = WebImageContext(imageTransformer: FlippingTransformer(horizontal: true, vertical: false))
+        flipped.originalImageCache = originals
+        let derived = try await fixture.manager.loadImage(with: url, context: flipped)
+        #expect(derived.cacheType == .disk)
+        #expect(loader.counter.count == 1)
+
+        // A load that derives nothing is its own original: the load's cache, as without the context key.
+        var plain = WebImageContext()
+        plain.originalImageCache = originals
+        _ = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: plain)
+        #expect(await fixture.cache.containsImage(forKey: url.absoluteString, cacheType: .disk) == .disk)
+    }
+
     @Test("a thumbnail that is also transformed reads back from disk at the size it was stored")
     func derivedReadBack() async throws {
         let fixture = try ManagerFixture(loader: FileLoader())

@@ -38,7 +38,7 @@ struct CacheCommand: AsyncParsableCommand {
 
     struct Clean: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove expired entries (older than 7 days by access date) and trim the cache to its size limit.")
+            abstract: "Remove expired entries: those stored more than 7 days ago (by modification date, SDWebImage's default).")
 
         @OptionGroup var cacheDirectory: CacheDirectoryOption
 

@@ -5,6 +5,15 @@ import Testing
 /// `webimage cache info|clean|clear`, run as a process.
 @Suite("webimage cache")
 struct CacheCommandTests {
+    @Test("clean's help says entries age by modification date, the default")
+    func cleanHelp() async throws {
+        let help = try await CLIRunner.run(["cache", "clean", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("modification date"))
+        #expect(!help.stdout.contains("access date"))
+        #expect(DiskCacheConfig().expireType == .modificationDate)
+    }
+
     @Test func infoCleanAndClear() async throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -4,15 +4,16 @@ import Synchronization
 /// Picks a loader per URL (SDWebImage's `SDImageLoadersManager`): the most recently added loader
 /// that can request the URL wins, so an app can take over a scheme.
 public final class ImageLoadersManager: ImageLoader {
-    /// The built-in loaders.
+    /// The built-in loaders for URLs from anywhere: `http(s)` and `data:`. Local files are opt-in
+    /// (`shared.addLoader(FileLoader())`), so a URL from a stranger cannot read the machine's files.
     public static let shared = ImageLoadersManager()
 
     private let loaders: Mutex<[any ImageLoader]>
 
-    /// A manager with the built-in loaders: ``ImageDownloader/shared`` for `http(s)`,
-    /// ``FileLoader``, ``DataURLLoader``.
+    /// A manager with the built-in loaders safe for any URL: ``ImageDownloader/shared`` for
+    /// `http(s)` and ``DataURLLoader``. Add a ``FileLoader`` to read local files.
     public convenience init() {
-        self.init(loaders: [ImageDownloader.shared, FileLoader(), DataURLLoader()])
+        self.init(loaders: [ImageDownloader.shared, DataURLLoader()])
     }
 
     public init(loaders: [any ImageLoader]) {

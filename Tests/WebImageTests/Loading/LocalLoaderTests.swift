@@ -25,6 +25,50 @@ struct LocalLoaderTests {
         #expect(await recorder.completionCount(after: .milliseconds(20)) == 1)
     }
 
+    @Test("only regular files are read: a FIFO fails at once instead of blocking, a device instead of reading forever",
+          .timeLimit(.minutes(1)))
+    func regularFilesOnly() async throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-fifo-\(UUID().uuidString).png")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(at: fifo) }
+        for url in [fifo, URL(fileURLWithPath: "/dev/zero")] {
+            await #expect(throws: WebImageError.transport(.fileUnreadable(path: url.path, reason: "not a regular file (a FIFO, device or socket)"))) {
+                try await FileLoader().loadImage(with: url)
+            }
+        }
+    }
+
+    @Test("a file over maximumFileSize fails with responseTooLarge; one at the limit loads")
+    func sizeCap() async throws {
+        let data = try Fixtures.data("png-rgb.png")
+        let url = fixtureURL("png-rgb.png")
+        await #expect(throws: WebImageError.transport(.responseTooLarge(limit: Int64(data.count - 1)))) {
+            try await FileLoader(maximumFileSize: Int64(data.count - 1)).loadImage(with: url)
+        }
+        let exact = try await FileLoader(maximumFileSize: Int64(data.count)).loadImage(with: url)
+        #expect(exact.data == data)
+    }
+
+    @Test("the shared default loaders refuse local files; a manager that opts in reads them")
+    func localFilesAreOptIn() async throws {
+        let file = fixtureURL("png-rgb.png")
+        let plainPath = try #require(URL(string: file.path))
+        for loaders in [ImageLoadersManager.shared, ImageLoadersManager()] {
+            #expect(!loaders.canRequestImage(for: file))
+            #expect(!loaders.canRequestImage(for: plainPath))
+            #expect(loaders.canRequestImage(for: URL(string: "data:image/png;base64,AAAA")!))
+            #expect(loaders.canRequestImage(for: URL(string: "https://example.com/a.png")!))
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-optin-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let manager = ImageManager(cache: ImageCache(directory: directory), loader: ImageLoadersManager())
+        await #expect(throws: WebImageError.invalidURL(file.absoluteString)) { try await manager.loadImage(with: file) }
+
+        let optedIn = ImageLoadersManager()
+        optedIn.addLoader(FileLoader())
+        #expect(try await optedIn.loadImage(with: file).image.format == .png)
+    }
+
     @Test("a missing file is a typed, blockable error")
     func missingFile() async throws {
         await #expect(throws: WebImageError.transport(.fileNotFound(path: "/nonexistent/x.png"))) {

@@ -1,13 +1,13 @@
 import Foundation
 
 extension ImageDownloader {
-    /// The request for `url` as SD builds it: the downloader's headers, basic-auth credentials,
+    /// The request for `url` as SD builds it: the downloader's headers, basic-auth credentials (where they apply),
     /// cookies, the cached copy's validators, then the headers filter, then the request modifier
     /// (whose `nil` vetoes the download).
     func makeRequest(for url: URL, options: DownloaderOptions, context: ImageLoaderContext) -> DownloadRequest? {
         var headers = httpHeaders
-        if let username = config.username, let password = config.password {
-            headers["Authorization"] = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        if let credential = config.credentials.first(where: { $0.applies(to: url) }) {
+            headers["Authorization"] = credential.headerValue
         }
         if options.contains(.handleCookies), let cookies = config.cookieJar.cookieHeader(for: url) {
             headers["Cookie"] = cookies

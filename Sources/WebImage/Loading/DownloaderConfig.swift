@@ -39,9 +39,9 @@ public struct DownloaderConfig: Sendable {
     public var userAgent: String = DownloaderConfig.defaultUserAgent
     /// Headers added to every request, over the defaults (`Accept`, `User-Agent`).
     public var httpHeaders: HTTPHeaderFields = [:]
-    /// Credentials sent as HTTP basic authentication (SD's `username`/`password`).
-    public var username: String?
-    public var password: String?
+    /// Basic-auth credentials, each sent only to its own hosts and over https unless it allows
+    /// plain http (SD's `username`/`password`, which go to every host). The first that applies wins.
+    public var credentials: [DownloadCredential] = []
     /// Last word on each request's headers (SD's `headersFilter`).
     public var headersFilter: (@Sendable (URL, HTTPHeaderFields) -> HTTPHeaderFields)?
     /// Applied to every request unless the context has its own.

@@ -108,14 +108,46 @@ struct DownloadHeadersTests {
         }
     }
 
-    @Test("username and password go out as basic auth")
+    @Test("basic-auth credentials go only to their hosts, and over plain http only when allowed")
     func basicAuth() async throws {
-        try await withOrigin({ $0.username = "user"; $0.password = "p@ss" }) { origin, downloader in
-            origin.route("/auth.png", .dynamic { request in
-                request.header("authorization") == "Basic dXNlcjpwQHNz" ? .fixture("png-rgb.png") : .status(401)
-            })
-            _ = try await downloader.loadImage(with: origin.url("/auth.png"))
+        func sent(_ credentials: [DownloadCredential]) async throws -> String? {
+            var answer: String?
+            try await withOrigin({ $0.credentials = credentials }) { origin, downloader in
+                origin.route("/auth.png", .fixture("png-rgb.png"))
+                _ = try await downloader.loadImage(with: origin.url("/auth.png"))
+                answer = origin.requests("/auth.png").last?.header("authorization")
+            }
+            return answer
         }
+        let host = "127.0.0.1"  // the origin's
+        #expect(try await sent([DownloadCredential(username: "user", password: "p@ss", hosts: [host], allowsPlainHTTP: true)])
+            == "Basic dXNlcjpwQHNz")
+        // Plain http is refused by default; another host, or a suffix pattern, never gets them.
+        #expect(try await sent([DownloadCredential(username: "user", password: "p@ss", hosts: [host])]) == nil)
+        #expect(try await sent([DownloadCredential(username: "u", password: "p", hosts: ["images.example.com"], allowsPlainHTTP: true)]) == nil)
+        #expect(try await sent([DownloadCredential(username: "u", password: "p", hosts: ["*.0.0.1"], allowsPlainHTTP: true)]) == nil)
+        #expect(!DownloadCredential(username: "u", password: "p", hosts: ["*.example.com"]).applies(to: URL(string: "https://example.com/a")!))
+        #expect(DownloadCredential(username: "u", password: "p", hosts: ["*.example.com"]).applies(to: URL(string: "https://CDN.Example.com./a")!))
+        #expect(!"\(DownloadCredential(username: "u", password: "secret", hosts: []))".contains("secret"))
+    }
+
+    @Test("credentials go over https to their host (the TLS origin)")
+    func basicAuthOverTLS() async throws {
+        let origin = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
+        let url = origin.url("/auth.png")
+        origin.route("/auth.png", .fixture("png-rgb.png"))
+        var config = DownloaderConfig()
+        config.credentials = [DownloadCredential(username: "user", password: "p@ss", hosts: ["127.0.0.1"])]
+        let downloader = ImageDownloader(config: config)
+        var loaded: ImageLoaderResult?
+        do { loaded = try await downloader.loadImage(with: url, options: .allowInvalidSSLCertificates) } catch {
+            Issue.record("\(error)")
+        }
+        try await downloader.shutdown()
+        await origin.shutdown()
+        #expect(url.scheme == "https")
+        #expect(loaded != nil)
+        #expect(origin.requests("/auth.png").last?.header("authorization") == "Basic dXNlcjpwQHNz")
     }
 
     @Test("cookies are stored and sent back only with handleCookies")

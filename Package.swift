@@ -51,6 +51,8 @@ let package = Package(
             name: "WebImageTests",
             dependencies: [
                 "WebImage",
+                // A downloader on the app's own HTTPClient.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

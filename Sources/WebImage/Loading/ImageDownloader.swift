@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// One ``DownloadOperation`` per URL however many callers ask; each caller gets a
 /// ``DownloadToken``. Operations wait in the downloader's own queue (concurrency limit, FIFO or
-/// LIFO, priorities, suspend). One `HTTPClient` per downloader; call ``shutdown()`` when done
-/// with a downloader you made (``shared`` lives as long as the process).
+/// LIFO, priorities, suspend). One `HTTPClient` per downloader — its own, or one the app already
+/// has (``init(config:client:)``). Call ``shutdown()`` when done with a downloader you made;
+/// ``shared`` lives as long as the process and needs none.
 public final class ImageDownloader: ImageLoader {
     /// The downloader the shared ``ImageLoadersManager`` uses, with the default config.
     public static let shared = ImageDownloader()
@@ -22,17 +23,35 @@ public final class ImageDownloader: ImageLoader {
 
     public let config: DownloaderConfig
     private let client: HTTPClient
+    /// Whether ``shutdown()`` shuts the client down: only one this downloader made.
+    private let ownsClient: Bool
     private let queue: DownloadQueue
     private let hub = DownloaderEventHub()
     private let state: Mutex<State>
 
-    public init(config: DownloaderConfig = .default) {
+    public convenience init(config: DownloaderConfig = .default) {
+        self.init(config: config, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(config)),
+                  ownsClient: true)
+    }
+
+    /// A downloader on the app's own `HTTPClient` (shared with its other HTTP work: one connection
+    /// pool, one event loop group). The app keeps owning it: ``shutdown()`` leaves it running.
+    /// The client's configuration then governs redirects, connect timeouts, proxies and TLS
+    /// defaults — `config.maximumRedirects` and the connect part of `config.downloadTimeout` apply
+    /// only to a client the downloader makes; everything else in `config` (idle timeout per
+    /// request, size limit, status and content-type checks, headers, queue) applies either way.
+    public convenience init(config: DownloaderConfig = .default, client: HTTPClient) {
+        self.init(config: config, client: client, ownsClient: false)
+    }
+
+    private init(config: DownloaderConfig, client: HTTPClient, ownsClient: Bool) {
         self.config = config
+        self.client = client
+        self.ownsClient = ownsClient
         var headers: HTTPHeaderFields = ["Accept": DownloaderConfig.defaultAccept, "User-Agent": config.userAgent]
         for field in config.httpHeaders { headers[field.name] = field.value }
         state = Mutex(State(headers: headers))
         queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder)
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(config))
     }
 
     private static func clientConfiguration(_ config: DownloaderConfig) -> HTTPClient.Configuration {
@@ -165,8 +184,10 @@ public final class ImageDownloader: ImageLoader {
     /// Every download's start, response, stop and finish from now on.
     public func events() -> AsyncStream<DownloaderEvent> { hub.events() }
 
-    /// Cancels everything, ends the event streams and shuts the HTTP client down. Requests made
-    /// afterwards fail with ``WebImageError/invalidDownloadOperation(reason:)``.
+    /// Cancels everything, ends the event streams and shuts the HTTP client down if the downloader
+    /// made it. Requests made afterwards fail with ``WebImageError/invalidDownloadOperation(reason:)``.
+    /// Not needed for ``shared``, which lives as long as the process: shutting it down stops every
+    /// later load through the shared manager.
     public func shutdown() async throws {
         let alreadyDown = state.withLock { state in
             defer { state.isShutDown = true }
@@ -175,6 +196,6 @@ public final class ImageDownloader: ImageLoader {
         guard !alreadyDown else { return }
         cancelAllDownloads()
         hub.finishAll()
-        try await client.shutdown()
+        if ownsClient { try await client.shutdown() }
     }
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Synchronization
 import Testing
@@ -27,6 +28,28 @@ struct ImageDownloaderTests {
             #expect(origin.requestCount("/a.jpg") == 1)
             #expect(downloader.currentDownloadCount == 0)
         }
+    }
+
+    @Test("a downloader on the app's own HTTPClient loads through it; its shutdown leaves the client to the app")
+    func appProvidedClient() async throws {
+        let origin = try await TestOrigin.start()
+        origin.route("/a.png", .fixture("png-rgb.png"))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let downloader = ImageDownloader(client: client)
+        var outcome: Result<Int, any Error>
+        do {
+            let loaded = try await downloader.loadImage(with: origin.url("/a.png"))
+            try await downloader.shutdown()
+            let response = try await client.get(url: origin.url("/a.png").absoluteString).get()
+            #expect(response.status == .ok, "the app's client still works")
+            outcome = .success(loaded.image.width)
+        } catch {
+            outcome = .failure(error)
+        }
+        try await client.shutdown()
+        await origin.shutdown()
+        #expect(try outcome.get() > 0)
+        #expect(origin.requestCount("/a.png") == 2)
     }
 
     @Test("progress: (0,-1) at start, (0,expected) on response, then (received,expected) up to the whole")

@@ -1,13 +1,17 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The default two-tier image cache (SDWebImage's `SDImageCache`): decoded images in a
 /// ``MemoryCache``, encoded bytes in a ``DiskCache``.
 ///
 /// - Stores put the image in memory at once and write the disk on a background queue; the async
 ///   form returns when the bytes are on disk, the callback form calls back then.
-/// - Queries look in memory first, then read and decode the disk bytes on the background queue
-///   (never on the caller's executor) and copy the decoded image into memory.
+/// - Queries look in memory first, then read the disk bytes on the background queue and decode
+///   them on ``ImageWorkQueue/decoding`` (never on the caller's executor), and copy the decoded
+///   image into memory.
+/// - An image stored without bytes is encoded on ``ImageWorkQueue/processing`` before its write
+///   is queued, so a slow encode never holds up disk reads.
 /// - A disk entry that turns out not to be an image (corrupt or cut-off bytes) is removed when a
 ///   query finds it, so it does not fail again on every launch.
 public final class ImageCache: ImageCaching {
@@ -19,10 +23,11 @@ public final class ImageCache: ImageCaching {
     public let diskCache: DiskCache
     /// Decodes disk hits and encodes images stored without bytes.
     public let coders: ImageCodersManager
-    /// Disk reads, writes and decodes. Reads run concurrently; stores, removals and clears are
-    /// barriers, so they land in the order they were asked for (a clear after a background
-    /// store never finds the entry coming back).
+    /// Disk reads and writes. Reads run concurrently; stores, removals and clears are barriers.
     private let ioQueue = DispatchQueue(label: "WebImage.ImageCache.io", qos: .utility, attributes: .concurrent)
+    /// Writes land in the order they were asked for (a clear after a background store never finds
+    /// the entry coming back), although encodes finish out of order.
+    private let writeOrder = Mutex(DiskWriteOrder())
 
     /// A cache whose disk tier is `directory`, or `DiskCache.defaultDirectory(namespace:)`.
     public init(
@@ -45,7 +50,7 @@ public final class ImageCache: ImageCaching {
 
     /// Reads and decodes the disk entry for `key` (no memory lookup, no memory sync).
     public func imageFromDiskCache(forKey key: String, decodeOptions: ImageDecodeOptions = .default) async -> Image? {
-        await io { self.diskResult(forKey: key, options: [.skipMemorySync], decodeOptions: decodeOptions, cacheType: .disk)?.image }
+        await diskResult(forKey: key, options: [.skipMemorySync], decodeOptions: decodeOptions, cacheType: .disk)?.image
     }
 
     /// The encoded bytes on disk for `key`.
@@ -70,7 +75,7 @@ public final class ImageCache: ImageCaching {
 
     /// Writes `data` to disk only, with HTTP validators for later revalidation.
     public func storeImageDataToDisk(_ data: Data, forKey key: String, validators: HTTPValidators? = nil) async throws {
-        try await ioThrowing(barrier: true) { try self.diskCache.store(data, forKey: key, validators: validators) }
+        try await writeToDisk(nil, data: data, forKey: key, validators: validators)
     }
 
     // MARK: - ImageCaching
@@ -85,7 +90,7 @@ public final class ImageCache: ImageCaching {
             return ImageCacheResult(image: hit.image, data: data, cacheType: .memory)
         }
         guard cacheType.includesDisk, !Task.isCancelled else { return nil }
-        return await io { self.diskResult(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType) }
+        return await diskResult(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType)
     }
 
     /// The callback form, with SD's timing: a memory hit (without `queryMemoryData`) answers
@@ -104,8 +109,9 @@ public final class ImageCache: ImageCaching {
         }
         if options.contains(.queryDiskDataSync) {
             let result = hit.map { ImageCacheResult(image: $0.image, data: diskCache.data(forKey: key), cacheType: .memory) }
-                ?? (cacheType.includesDisk
-                    ? diskResult(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType) : nil)
+                ?? (cacheType.includesDisk ? diskCache.data(forKey: key).flatMap {
+                    decodedResult($0, forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType)
+                } : nil)
             completion(result)
             return .finished()
         }
@@ -130,7 +136,7 @@ public final class ImageCache: ImageCaching {
     ) async throws {
         if let image, cacheType.includesMemory { storeImageToMemory(image, forKey: key) }
         guard cacheType.includesDisk, image != nil || data != nil else { return }
-        try await ioThrowing(barrier: true) { try self.writeToDisk(image, data: data, forKey: key, validators: validators) }
+        try await writeToDisk(image, data: data, forKey: key, validators: validators)
     }
 
     /// The callback form of ``store(_:data:forKey:cacheType:validators:)``: the memory tier is
@@ -145,19 +151,17 @@ public final class ImageCache: ImageCaching {
             completion?(nil)
             return
         }
-        ioQueue.async(flags: .barrier) {
-            do {
-                try self.writeToDisk(image, data: data, forKey: key, validators: validators)
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        writeToDisk(image, data: data, forKey: key, validators: validators) { completion?($0) }
     }
 
     public func removeImage(forKey key: String, cacheType: ImageCacheType) async {
         if cacheType.includesMemory { memoryCache.removeImage(forKey: key) }
-        if cacheType.includesDisk { await io(barrier: true) { self.diskCache.removeData(forKey: key) } }
+        guard cacheType.includesDisk else { return }
+        let ticket = writeOrder.withLock { $0.ticket(for: key) }
+        await io(barrier: true) {
+            _ = self.writeOrder.withLock { $0.land(ticket, for: key) }
+            self.diskCache.removeData(forKey: key)
+        }
     }
 
     public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
@@ -168,7 +172,9 @@ public final class ImageCache: ImageCaching {
 
     public func clear(_ cacheType: ImageCacheType) async {
         if cacheType.includesMemory { memoryCache.removeAll() }
-        if cacheType.includesDisk { await io(barrier: true) { self.diskCache.removeAll() } }
+        guard cacheType.includesDisk else { return }
+        writeOrder.withLock { $0.clear() }
+        await io(barrier: true) { self.diskCache.removeAll() }
     }
 
     // MARK: - Disk maintenance
@@ -201,12 +207,23 @@ public final class ImageCache: ImageCaching {
         return ImageCacheResult(image: answer, data: nil, cacheType: .memory)
     }
 
-    /// Runs on the caller's thread: read, decode, sync to memory.
+    /// Reads on the disk queue, decodes on the decoding queue.
     private func diskResult(
         forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
         cacheType: ImageCacheType
+    ) async -> ImageCacheResult? {
+        guard let data = await io({ self.diskCache.data(forKey: key) }) else { return nil }
+        if options.contains(.avoidDecodeImage) { return ImageCacheResult(image: nil, data: data, cacheType: .disk) }
+        return await ImageWorkQueue.decoding.run {
+            self.decodedResult(data, forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType)
+        }
+    }
+
+    /// Runs on the caller's thread: decode, sync to memory.
+    private func decodedResult(
+        _ data: Data, forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
+        cacheType: ImageCacheType
     ) -> ImageCacheResult? {
-        guard let data = diskCache.data(forKey: key) else { return nil }
         if options.contains(.avoidDecodeImage) { return ImageCacheResult(image: nil, data: data, cacheType: .disk) }
         var decodeOptions = decodeOptions
         if decodeOptions.scaleFactor == nil { decodeOptions.scaleFactor = ImageScale.scaleFactor(forKey: key) }
@@ -227,16 +244,44 @@ public final class ImageCache: ImageCaching {
         return ImageCacheResult(image: image, data: data, cacheType: .disk)
     }
 
-    private func writeToDisk(_ image: Image?, data: Data?, forKey key: String, validators: HTTPValidators?) throws {
-        let bytes: Data
-        if let data {
-            bytes = data
-        } else if let image {
-            bytes = try ImageDiskEncoding.data(for: image, coders: coders, options: config.encodeOptions)
-        } else {
-            return
+    /// Writes `data`, or `image` encoded on the processing queue first, in the order asked for;
+    /// `completion` gets the encoder's or the disk's error once the write landed (or was
+    /// superseded by a later write of the key, which is not an error).
+    private func writeToDisk(
+        _ image: Image?, data: Data?, forKey key: String, validators: HTTPValidators?,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        let ticket = writeOrder.withLock { $0.ticket(for: key) }
+        let write: @Sendable (Data) -> Void = { bytes in
+            self.ioQueue.async(flags: .barrier) {
+                guard self.writeOrder.withLock({ $0.land(ticket, for: key) }) else { return completion(nil) }
+                do {
+                    try self.diskCache.store(bytes, forKey: key, validators: validators)
+                    completion(nil)
+                } catch {
+                    completion(error)
+                }
+            }
         }
-        try diskCache.store(bytes, forKey: key, validators: validators)
+        if let data { return write(data) }
+        guard let image else { return completion(nil) }
+        let (coders, options) = (self.coders, config.encodeOptions)
+        ImageWorkQueue.processing.async {
+            do {
+                write(try ImageDiskEncoding.data(for: image, coders: coders, options: options))
+            } catch {
+                _ = self.writeOrder.withLock { $0.land(ticket, for: key) }
+                completion(error)
+            }
+        }
+    }
+
+    private func writeToDisk(_ image: Image?, data: Data?, forKey key: String, validators: HTTPValidators?) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writeToDisk(image, data: data, forKey: key, validators: validators) { error in
+                continuation.resume(with: error.map { .failure($0) } ?? .success(()))
+            }
+        }
     }
 
     /// ``DiskCache/refreshValidators(_:forKey:)`` on the disk queue, after earlier stores of `key`.
@@ -250,11 +295,6 @@ public final class ImageCache: ImageCaching {
         }
     }
 
-    private func ioThrowing(barrier: Bool = false, _ work: @escaping @Sendable () throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            ioQueue.async(flags: barrier ? .barrier : []) { continuation.resume(with: Result { try work() }) }
-        }
-    }
 }
 
 extension ImageCoderError {

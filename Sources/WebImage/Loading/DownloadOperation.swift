@@ -173,18 +173,34 @@ final class DownloadOperation: DownloadQueueItem {
 
     var wantsProgress: Bool { state.withLock { $0.callers.contains { $0.callbacks.wantsProgress } } }
 
-    /// The transfer ended: frees the queue slot, then finishes on the delivery queue.
+    /// The transfer ended: decodes on ``ImageWorkQueue/decoding``, frees the queue slot, then
+    /// finishes on the delivery queue. The slot is held through the decode, so downloads that
+    /// arrive faster than they decode wait to start instead of piling up their bytes.
     func transferEnded(_ outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?) {
         let proceed = state.withLock { state in
             guard state.phase == .running else { return false }
             state.phase = .finishing
             return true
         }
-        environment.queue.remove(self)
         environment.events.emit(.stop(url))
-        guard proceed else { return }
+        guard proceed else { return environment.queue.remove(self) }
+        guard case .success = outcome else { return finish(with: outcome, metrics: metrics) }
+        ImageWorkQueue.decoding.async { [self] in
+            // Everyone left while the bytes waited for a decoder: nothing to decode for.
+            let result: Result<ImageLoaderResult, WebImageError> = state.withLock { $0.callers.isEmpty }
+                ? .failure(.cancelled) : DownloadCompletion.result(of: outcome, operation: self, metrics: metrics)
+            environment.queue.remove(self)
+            deliver(result, metrics: metrics)
+        }
+    }
+
+    private func finish(with outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?) {
+        environment.queue.remove(self)
+        deliver(DownloadCompletion.result(of: outcome, operation: self, metrics: metrics), metrics: metrics)
+    }
+
+    private func deliver(_ result: Result<ImageLoaderResult, WebImageError>, metrics: DownloadMetrics?) {
         delivery.async { [self] in
-            let result = DownloadCompletion.result(of: outcome, operation: self, metrics: metrics)
             let callers = state.withLock { state in
                 state.phase = .done
                 defer { state.callers = [] }

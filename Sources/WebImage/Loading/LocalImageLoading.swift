@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A load that needs no network (`file:`, `data:`): read the bytes on a background queue,
-/// decode, complete once. Shared by ``FileLoader`` and ``DataURLLoader``.
+/// A load that needs no network (`file:`, `data:`): read and decode in the decoding queue's
+/// turn, complete once. Shared by ``FileLoader`` and ``DataURLLoader``.
 final class LocalLoadOperation: WebImageOperation {
     private let callbacks: LoadCallbacks
     /// Serialises deliveries so a cancel and a result never both reach the caller.
@@ -32,10 +32,10 @@ final class LocalLoadOperation: WebImageOperation {
         return operation
     }
 
-    /// Reads with `read` and decodes on a global queue, then delivers.
+    /// Reads with `read` and decodes in the decoding queue's turn, then delivers.
     private func start(url: URL, options: DownloaderOptions, context: ImageLoaderContext,
                read: @escaping @Sendable () -> Result<Data, WebImageError>) {
-        DispatchQueue.global().async { [self] in
+        ImageWorkQueue.decoding.async { [self] in
             guard !isCancelled else { return }
             let result = read().flatMap { data -> Result<ImageLoaderResult, WebImageError> in
                 let size = Int64(data.count)

@@ -47,7 +47,7 @@ extension ImageManager {
             forKey: originalKey, options: options, decodeOptions: request.decodeOptions,
             cacheType: request.context.originalQueryCacheType)
         guard let original, let image = original.image else { return nil }
-        let final = transform(image, request: request, key: key).with(originalData: .some(nil))
+        let final = await transform(image, request: request, key: key).with(originalData: .some(nil))
         let storeData = serializedData(final, originalData: original.data, isDerived: true, request: request)
         await store(final, data: storeData, key: key, in: request.cache, cacheType: request.context.storeCacheType,
                     validators: nil, wait: request.options.contains(.waitStoreCache))
@@ -101,7 +101,8 @@ extension ImageManager {
     private func finishDownload(_ loaded: ImageLoaderResult, request: LoadRequest) async -> ImageResult {
         let key = request.key
         let isDerived = request.context.derivesFromOriginal
-        var final = key.map { transform(loaded.image, request: request, key: $0) } ?? loaded.image
+        var final = loaded.image
+        if let key { final = await transform(loaded.image, request: request, key: key) }
         // A derived image must not carry the original's bytes: stored, they would decode to the full image.
         if isDerived { final = final.with(originalData: .some(nil)) }
         let result = ImageResult(image: final, data: isDerived ? nil : loaded.data, cacheType: .none, url: request.url)
@@ -128,11 +129,15 @@ extension ImageManager {
         return result
     }
 
-    private func transform(_ image: Image, request: LoadRequest, key: String) -> Image {
+    /// Transforms in the processing queue's turn, off the cooperative pool.
+    private func transform(_ image: Image, request: LoadRequest, key: String) async -> Image {
         guard let transformer = request.transformer,
               !image.isAnimated || request.options.contains(.transformAnimatedImage)
         else { return image }
-        return instrumentation.timeTransform { transformer.transform(image, forKey: key) } ?? image
+        let instrumentation = self.instrumentation
+        return await ImageWorkQueue.processing.run {
+            instrumentation.timeTransform { transformer.transform(image, forKey: key) } ?? image
+        }
     }
 
     /// The bytes to store: the serializer's, else the original bytes for an original image, else

@@ -70,7 +70,8 @@ final class DownloadOperation: DownloadQueueItem {
         }
     }
 
-    /// One caller leaves: it alone gets ``WebImageError/cancelled``; the last one stops the request.
+    /// One caller leaves: it alone gets ``WebImageError/cancelled``, before this returns; the last
+    /// one stops the request.
     func cancel(tokenID: UInt64) {
         let (removed, stopsOperation, task) = state.withLock { state -> (LoadCallbacks?, Bool, HTTPClient.Task<Void>?) in
             guard let index = state.callers.firstIndex(where: { $0.id == tokenID }) else { return (nil, false, nil) }
@@ -79,7 +80,7 @@ final class DownloadOperation: DownloadQueueItem {
             state.phase = .done
             return (removed, true, state.task)
         }
-        if let removed { delivery.async { removed.complete(.failure(.cancelled)) } }
+        removed?.cancel()
         if stopsOperation { stop(task: task, error: .cancelled) }
     }
 
@@ -98,7 +99,7 @@ final class DownloadOperation: DownloadQueueItem {
             return (callers, state.task, wasActive)
         }
         return { [self] in
-            delivery.async { callers.forEach { $0.complete(.failure(.cancelled)) } }
+            callers.forEach { $0.cancel() }
             if wasActive { stop(task: task, error: .cancelled) }
         }
     }

@@ -62,18 +62,14 @@ public final class ImageLoadersManager: ImageLoader {
 /// caller never sees its completion before `requestImage` returns.
 final class FailedLoadOperation: WebImageOperation {
     private let callbacks: LoadCallbacks
-    private let cancelled = Atomic<Bool>(false)
 
     init(error: WebImageError, completion: @escaping ImageLoaderCompletion) {
         callbacks = LoadCallbacks(progress: nil, completion: completion)
+        // Whichever of the error and a cancel comes first is the one delivered.
         DispatchQueue.global().async { [callbacks] in callbacks.complete(.failure(error)) }
     }
 
-    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    var isCancelled: Bool { callbacks.isCancelled }
 
-    func cancel() {
-        cancelled.store(true, ordering: .releasing)
-        // Whichever of the error and the cancel comes first is the one delivered.
-        DispatchQueue.global().async { [callbacks] in callbacks.complete(.failure(.cancelled)) }
-    }
+    func cancel() { callbacks.cancel() }
 }

@@ -1,32 +1,41 @@
-import Synchronization
-
-/// One caller's progress and completion, with the exactly-once rule built in: after the
-/// completion (or the cancellation) nothing more is delivered.
-///
-/// Callers deliver through one serial queue per load, so "no progress after completion" also
-/// holds for a progress value that was already on its way.
+/// One caller's progress and completion for a load: progress in order, the completion exactly
+/// once, nothing after ``cancel()`` returns (``CallbackGate``).
 final class LoadCallbacks: Sendable {
-    private let progress: ImageLoaderProgressHandler?
-    private let completion: Mutex<ImageLoaderCompletion?>
+    private enum Event: Sendable {
+        case progress(ImageLoaderProgress)
+        case completion(Result<ImageLoaderResult, WebImageError>)
+    }
+
+    private let gate: CallbackGate<Event>
+    let wantsProgress: Bool
 
     init(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion) {
-        self.progress = progress
-        self.completion = Mutex(completion)
+        wantsProgress = progress != nil
+        gate = CallbackGate { event in
+            switch event {
+            case .progress(let value): progress?(value)
+            case .completion(let result): completion(result)
+            }
+        }
     }
 
-    var isCompleted: Bool { completion.withLock { $0 == nil } }
-    var wantsProgress: Bool { progress != nil }
+    var isCompleted: Bool { !gate.isOpen }
+    var isCancelled: Bool { gate.isCancelled }
 
     func deliverProgress(_ value: ImageLoaderProgress) {
-        guard let progress, !isCompleted else { return }
-        progress(value)
+        if wantsProgress { gate.send(.progress(value)) }
     }
 
-    /// Calls the completion unless it was already called. Returns whether it was.
+    /// Calls the completion unless it was already called or cancelled. Returns whether it was.
     @discardableResult
     func complete(_ result: Result<ImageLoaderResult, WebImageError>) -> Bool {
-        guard let completion = completion.withLock({ $0.take() }) else { return false }
-        completion(result)
-        return true
+        gate.finish(.completion(result))
+    }
+
+    /// Answers ``WebImageError/cancelled`` now, unless already answered; nothing comes after.
+    /// Returns whether the answer was still open.
+    @discardableResult
+    func cancel() -> Bool {
+        gate.cancel(delivering: .completion(.failure(.cancelled)))
     }
 }

@@ -5,7 +5,8 @@ import Synchronization
 /// ``maxConcurrentPrefetchCount`` loads through an ``ImageManager``, the next starting as one
 /// ends, at low priority so on-screen loads go first.
 public final class ImagePrefetcher: Sendable {
-    /// What an observer hears, summed over every running ``PrefetchToken`` (SD's delegate).
+    /// What an observer hears, summed over every running ``PrefetchToken`` (SD's delegate), each
+    /// before the token's own progress or completion callback, as SD calls its delegate first.
     public enum Event: Sendable {
         /// One URL is done; `finished` and `total` are summed over the running tokens.
         case didPrefetch(url: URL, succeeded: Bool, finished: Int, total: Int)
@@ -115,8 +116,9 @@ public final class ImagePrefetcher: Sendable {
                             succeeded = (error as? WebImageError) == .cancelled && Task.isCancelled ? nil : false
                         }
                         self.window.leave(limit: limit)
-                        guard let succeeded, token.record(succeeded: succeeded) != nil else { return }
-                        self.notify(settings.observer, url: url, succeeded: succeeded)
+                        guard let succeeded, token.record(succeeded: succeeded, observe: { _, _ in
+                            self.notify(settings.observer, url: url, succeeded: succeeded)
+                        }) else { return }
                     }
                 }
             }

@@ -2,24 +2,19 @@ import Foundation
 import Synchronization
 
 /// One `prefetch` call in flight (SDWebImage's `SDWebImagePrefetchToken`). Cancelling it stops
-/// its loads; its completion then never fires.
+/// its loads; neither progress nor completion fires after ``cancel()`` returns (``CallbackGate``).
 public final class PrefetchToken: Sendable {
-    struct State {
-        var finished = 0
-        var skipped = 0
-        var isCancelled = false
-        /// Completed or cancelled: nothing more is delivered.
-        var isDone = false
-        var progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)?
-        var completion: (@Sendable (_ finished: Int, _ skipped: Int) -> Void)?
-        var task: Task<Void, Never>?
+    enum Event: Sendable {
+        case progress(finished: Int, total: Int)
+        case completion(finished: Int, skipped: Int)
     }
 
     /// The URLs of this call, in order.
     public let urls: [URL]
-    let state: Mutex<State>
-    /// Held while a count is taken and delivered, so progress reaches the caller in order.
-    private let delivery = Mutex(())
+    private let counts = Mutex((finished: 0, skipped: 0))
+    private let gate: CallbackGate<Event>
+    /// Called once when the token ends either way: the prefetcher's bookkeeping and its observer's
+    /// `didFinish`, which SD sends before the completion block.
     private let onEnd: @Sendable (PrefetchToken) -> Void
 
     init(
@@ -27,64 +22,54 @@ public final class PrefetchToken: Sendable {
         onEnd: @escaping @Sendable (PrefetchToken) -> Void
     ) {
         self.urls = urls
-        state = Mutex(State(progress: progress, completion: completion))
+        gate = CallbackGate { event in
+            switch event {
+            case .progress(let finished, let total): progress?(finished, total)
+            case .completion(let finished, let skipped): completion?(finished, skipped)
+            }
+        }
         self.onEnd = onEnd
     }
 
     /// URLs done so far, loaded or not.
-    public var finishedCount: Int { state.withLock { $0.finished } }
+    public var finishedCount: Int { counts.withLock { $0.finished } }
     /// URLs that failed.
-    public var skippedCount: Int { state.withLock { $0.skipped } }
+    public var skippedCount: Int { counts.withLock { $0.skipped } }
     public var totalCount: Int { urls.count }
-    public var isCancelled: Bool { state.withLock { $0.isCancelled } }
+    public var isCancelled: Bool { gate.isCancelled }
 
     /// Stops the remaining loads. Neither progress nor completion fires after this returns.
     public func cancel() {
-        let (wasRunning, task) = state.withLock { state -> (Bool, Task<Void, Never>?) in
-            guard !state.isDone else { return (false, nil) }
-            state.isDone = true
-            state.isCancelled = true
-            state.progress = nil
-            state.completion = nil
-            defer { state.task = nil }
-            return (true, state.task)
-        }
-        guard wasRunning else { return }
-        task?.cancel()
-        onEnd(self)
+        if gate.cancel(delivering: nil) { onEnd(self) }
     }
 
-    func attach(_ task: Task<Void, Never>) {
-        let cancelled = state.withLock { state in
-            if !state.isCancelled { state.task = task }
-            return state.isCancelled
-        }
-        if cancelled { task.cancel() }
-    }
+    func attach(_ task: Task<Void, Never>) { gate.attach(task) }
 
-    /// Counts one URL as done; returns the counts, or nil when cancelled.
-    func record(succeeded: Bool) -> (finished: Int, total: Int)? {
-        delivery.withLock { _ in
-            let (progress, counts) = state.withLock { state -> ((@Sendable (Int, Int) -> Void)?, (Int, Int)?) in
-                guard !state.isDone else { return (nil, nil) }
-                state.finished += 1
-                if !succeeded { state.skipped += 1 }
-                return (state.progress, (state.finished, urls.count))
+    /// Counts one URL as done and reports it: first to `observe` (SD's delegate), then to the
+    /// progress handler, in order with every other report. `false` once cancelled.
+    @discardableResult
+    func record(succeeded: Bool, observe: (_ finished: Int, _ total: Int) -> Void = { _, _ in }) -> Bool {
+        var recorded = false
+        gate.send {
+            let finished = counts.withLock { counts in
+                counts.finished += 1
+                if !succeeded { counts.skipped += 1 }
+                return counts.finished
             }
-            guard let counts else { return nil }
-            progress?(counts.0, counts.1)
-            return counts
+            recorded = true
+            observe(finished, urls.count)
+            return .progress(finished: finished, total: urls.count)
         }
+        return recorded
     }
 
-    /// Delivers the completion once, unless cancelled.
+    /// Ends the token, unless cancelled: the prefetcher hears first (SD's delegate order), then
+    /// the completion.
     func complete() {
-        let (wasRunning, completion, counts) = state.withLock { state in
-            defer { state.isDone = true; state.completion = nil; state.progress = nil; state.task = nil }
-            return (!state.isDone, state.completion, (state.finished, state.skipped))
+        gate.finish {
+            onEnd(self)
+            let (finished, skipped) = counts.withLock { ($0.finished, $0.skipped) }
+            return .completion(finished: finished, skipped: skipped)
         }
-        guard wasRunning else { return }
-        completion?(counts.0, counts.1)
-        onEnd(self)
     }
 }

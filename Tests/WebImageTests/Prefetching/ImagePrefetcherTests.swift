@@ -39,6 +39,25 @@ struct ImagePrefetcherTests {
         #expect(await eventually { prefetcher.runningCount == 0 })
     }
 
+    @Test("the observer hears each URL before the progress callback, and didFinish before the completion (SD's delegate order)")
+    func observerFirst() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let order = Mutex<[String]>([])
+        var settings = ImagePrefetcher.Settings()
+        settings.observer = { event in
+            switch event {
+            case .didPrefetch: order.withLock { $0.append("didPrefetch") }
+            case .didFinish: order.withLock { $0.append("didFinish") }
+            }
+        }
+        let prefetcher = ImagePrefetcher(manager: fixture.manager, settings: settings)
+        let list = try urls(fixture, count: 5, broken: [2])
+        prefetcher.prefetch(list, progress: { _, _ in order.withLock { $0.append("progress") } },
+                            completed: { _, _ in order.withLock { $0.append("completed") } })
+        #expect(await eventually { order.withLock { $0.last } == "completed" })
+        #expect(order.withLock { $0 } == Array(repeating: ["didPrefetch", "progress"], count: 5).flatMap { $0 } + ["didFinish", "completed"])
+    }
+
     @Test("an empty list completes with (0, 0)")
     func emptyList() async throws {
         let fixture = try ManagerFixture(loader: FileLoader())

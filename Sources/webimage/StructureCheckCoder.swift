@@ -10,6 +10,9 @@ import WebImage
 struct StructureCheckCoder: ImageCoder {
     static let placeholder = Image(bitmap: Bitmap(width: 1, height: 1))
 
+    /// Stateless: every structure check decodes alike, so repeats of a URL share one download.
+    var coderKey: String? { "StructureCheckCoder" }
+
     func canDecode(_ data: Data) -> Bool { ImageCodersManager.shared.canDecode(data) }
 
     func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {

@@ -12,6 +12,16 @@ public protocol ImageCoder: Sendable {
     func canEncode(to format: ImageFormat) -> Bool
     /// Encodes `image` as `format`. Throws ``ImageCoderError``.
     func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data
+    /// Identifies how this coder decodes, so loads that name it in their context can share one
+    /// download and one decode (as ``ImageTransformer/transformerKey`` does for transforms): two
+    /// coders with the same key must decode the same bytes to the same image. The default, `nil`,
+    /// never shares — a coder's state or closures cannot be compared. A stateless coder can return
+    /// its type's name.
+    var coderKey: String? { get }
+}
+
+extension ImageCoder {
+    public var coderKey: String? { nil }
 }
 
 /// A coder that can show an image while its bytes are still arriving

@@ -2,14 +2,17 @@ import Foundation
 
 /// Which callers may share one download (SD shared by URL alone and fixed the fallout in #3423):
 /// the bytes are decoded once, so callers share only when they would decode them the same way
-/// and send the same conditional request. A caller with its own coder, modifiers, decryptor or
-/// cached bytes — code or data the key cannot compare — gets a download of its own.
+/// and send the same conditional request. A caller with modifiers, a decryptor, cached bytes or a
+/// coder without a ``ImageCoder/coderKey`` — code or data the key cannot compare — gets a download
+/// of its own.
 struct DownloadShareKey: Hashable, Sendable {
     let url: URL
     let decodeOptions: ImageDecodeOptions
     /// The options that change the request or the decode (not the priority ones).
     let options: Int
     let validators: HTTPValidators?
+    /// The context's coder, by its ``ImageCoder/coderKey`` (`nil`: the shared coders).
+    let coder: String?
     /// Set for callers that cannot share.
     let unique: UUID?
 
@@ -18,7 +21,8 @@ struct DownloadShareKey: Hashable, Sendable {
         decodeOptions = LoaderDecoding.decodeOptions(for: url, options: options, context: context)
         self.options = options.subtracting([.lowPriority, .highPriority]).rawValue
         validators = context.cachedValidators
-        let shareable = context.coder == nil && context.requestModifier == nil && context.responseModifier == nil
+        coder = context.coder?.coderKey
+        let shareable = (context.coder == nil || coder != nil) && context.requestModifier == nil && context.responseModifier == nil
             && context.decryptor == nil && context.cachedData == nil && context.cachedImage == nil
         unique = shareable ? nil : UUID()
     }

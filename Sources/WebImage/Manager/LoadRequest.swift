@@ -29,17 +29,19 @@ struct LoadRequest: Sendable {
     }
 
     /// This load's identity for ``SharedLoads``, or `nil` when it must run on its own: a
-    /// refreshCached load answers twice, and per-load caches, loaders, coders, modifiers,
-    /// decryptors, serializers and key filters cannot be compared.
+    /// refreshCached load answers twice, and per-load caches, loaders, coders without a
+    /// ``ImageCoder/coderKey``, modifiers, decryptors, serializers and key filters cannot be compared.
     func shareKey(wantsProgress: Bool) -> LoadShareKey? {
         let context = self.context
         guard !options.contains(.refreshCached), context.imageCache == nil, context.originalImageCache == nil,
               context.imageLoader == nil,
-              context.imageCoder == nil, context.requestModifier == nil, context.responseModifier == nil,
+              context.imageCoder == nil || context.imageCoder?.coderKey != nil,
+              context.requestModifier == nil, context.responseModifier == nil,
               context.decryptor == nil, context.cacheSerializer == nil, context.cacheKeyFilter == nil
         else { return nil }
         return LoadShareKey(
             url: url.absoluteString, cacheKey: key, options: options, decodeOptions: decodeOptions,
+            coder: context.imageCoder?.coderKey,
             queryCacheType: context.queryCacheType, storeCacheType: context.storeCacheType,
             originalQueryCacheType: context.originalQueryCacheType, originalStoreCacheType: context.originalStoreCacheType,
             wantsProgress: wantsProgress)

@@ -7,6 +7,8 @@ struct LoadShareKey: Hashable, Sendable {
     let cacheKey: String?
     let options: WebImageOptions
     let decodeOptions: ImageDecodeOptions
+    /// The context's coder, by its ``ImageCoder/coderKey``.
+    let coder: String?
     let queryCacheType: ImageCacheType
     let storeCacheType: ImageCacheType
     let originalQueryCacheType: ImageCacheType

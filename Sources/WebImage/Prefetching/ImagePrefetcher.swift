@@ -3,7 +3,8 @@ import Synchronization
 
 /// Warms the cache with a list of URLs (SDWebImage's `SDWebImagePrefetcher`): a window of
 /// ``maxConcurrentPrefetchCount`` loads through an ``ImageManager``, the next starting as one
-/// ends, at low priority so on-screen loads go first.
+/// ends, at low priority so on-screen loads go first. A URL listed twice is loaded once; the
+/// repeat counts with the first one's outcome.
 public final class ImagePrefetcher: Sendable {
     /// What an observer hears, summed over every running ``PrefetchToken`` (SD's delegate), each
     /// before the token's own progress or completion callback, as SD calls its delegate first.
@@ -97,6 +98,7 @@ public final class ImagePrefetcher: Sendable {
     private func run(_ token: PrefetchToken, settings: Settings) async {
         let next = NextIndex()
         let urls = token.urls
+        let repeats = PrefetchRepeats(urls)
         let workers = max(1, min(settings.maxConcurrentPrefetchCount, urls.count))
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<workers where !urls.isEmpty {
@@ -104,18 +106,15 @@ public final class ImagePrefetcher: Sendable {
                     let limit = settings.maxConcurrentPrefetchCount
                     while !Task.isCancelled {
                         let index = next.take()
-                        guard index < urls.count, await self.window.enter(limit: limit) else { return }
+                        guard index < urls.count else { return }
                         let url = urls[index]
                         let succeeded: Bool?
-                        do {
-                            _ = try await self.manager.loadImage(with: url, options: settings.options, context: settings.context)
-                            succeeded = true
-                        } catch {
-                            // Cancelled with the prefetch (the task, before the token hears of
-                            // it): neither finished nor skipped.
-                            succeeded = (error as? WebImageError) == .cancelled && Task.isCancelled ? nil : false
+                        if repeats.isRepeat(index) {
+                            succeeded = await repeats.outcome(forRepeat: index)
+                        } else {
+                            succeeded = await self.load(url, settings: settings, limit: limit)
+                            repeats.finish(index, outcome: succeeded)
                         }
-                        self.window.leave(limit: limit)
                         guard let succeeded, token.record(succeeded: succeeded, observe: { _, _ in
                             self.notify(settings.observer, url: url, succeeded: succeeded)
                         }) else { return }
@@ -124,6 +123,20 @@ public final class ImagePrefetcher: Sendable {
             }
         }
         token.complete()  // a no-op once cancelled
+    }
+
+    /// One load in the window: `true` loaded, `false` failed, `nil` cancelled with the prefetch
+    /// (neither finished nor skipped).
+    private func load(_ url: URL, settings: Settings, limit: Int) async -> Bool? {
+        guard await window.enter(limit: limit) else { return nil }
+        defer { window.leave(limit: limit) }
+        do {
+            _ = try await manager.loadImage(with: url, options: settings.options, context: settings.context)
+            return true
+        } catch {
+            // Cancelled with the prefetch (the task, before the token hears of it).
+            return error == .cancelled && Task.isCancelled ? nil : false
+        }
     }
 
     private func notify(_ observer: (@Sendable (Event) -> Void)?, url: URL, succeeded: Bool) {

@@ -46,6 +46,28 @@ struct PrefetchCommandTests {
         #expect(origin.requestCount("/b.png") == 1)
     }
 
+    @Test("200 copies of one URL cost one request, at --concurrency 16 and 1; every line counts as finished",
+          arguments: [16, 1])
+    func repeatsCostOneRequest(concurrency: Int) async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        origin.route("/same.jpg", .delayed(0.05, .fixture("jpeg-baseline.jpg")))
+        origin.route("/other.png", .fixture("png-rgb.png"))
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let list = dir.appendingPathComponent("urls.txt")
+        let lines = Array(repeating: origin.url("/same.jpg").absoluteString, count: 200) + [origin.url("/other.png").absoluteString]
+        try lines.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        let result = try await CLIRunner.run([
+            "prefetch", "--from", list.path, "--cache-dir", dir.appendingPathComponent("cache").path,
+            "--no-progress", "--concurrency", "\(concurrency)",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("finished 201, skipped 0 in "), "\(result.stdout)")
+        #expect(origin.requestCount("/same.jpg") == 1)
+        #expect(origin.requestCount("/other.png") == 1)
+    }
+
     @Test func truncatedAndMangledBodiesAreSkippedAndNeverCached() async throws {
         let origin = try await TestOrigin.start()
         defer { origin.stop() }

@@ -134,4 +134,38 @@ extension LoadRecorder {
     func result(now: Void) -> Result<ImageLoaderResult, WebImageError>? {
         completionCount > 0 ? firstCompletion : nil
     }
+
+    @Test("loads through equal coders (same coderKey) share one download; coders without a key do not")
+    func coderKeyShares() async throws {
+        try await withOrigin { origin, downloader in
+            let gate = OriginGate()
+            origin.route("/shared.png", .gated(gate, .fixture("png-rgb.png")))
+            origin.route("/apart.png", .gated(gate, .fixture("png-rgb.png")))
+            let keyed = ImageLoaderContext(coder: KeyedPNGCoder(key: "png"))
+            let unkeyed = ImageLoaderContext(coder: KeyedPNGCoder(key: nil))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<3 {
+                    group.addTask { _ = try await downloader.loadImage(with: origin.url("/shared.png"), context: keyed) }
+                    group.addTask { _ = try await downloader.loadImage(with: origin.url("/apart.png"), context: unkeyed) }
+                }
+                #expect(await eventually { origin.inFlightRequests == 4 })
+                gate.open()
+                try await group.waitForAll()
+            }
+            #expect(origin.requestCount("/shared.png") == 1)
+            #expect(origin.requestCount("/apart.png") == 3)
+        }
+    }
+}
+
+/// PNG decoding under a chosen ``ImageCoder/coderKey``.
+private struct KeyedPNGCoder: ImageCoder {
+    let key: String?
+    var coderKey: String? { key }
+    func canDecode(_ data: Data) -> Bool { PNGCoder().canDecode(data) }
+    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image { try PNGCoder().decode(data, options: options) }
+    func canEncode(to format: ImageFormat) -> Bool { false }
+    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        throw ImageCoderError.encodingFailed(format, reason: "decode only")
+    }
 }

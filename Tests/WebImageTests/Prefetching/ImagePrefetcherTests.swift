@@ -58,6 +58,23 @@ struct ImagePrefetcherTests {
         #expect(order.withLock { $0 } == Array(repeating: ["didPrefetch", "progress"], count: 5).flatMap { $0 } + ["didFinish", "completed"])
     }
 
+    @Test("a list with repeats costs one load per distinct URL, with a window of 1 or 16; a failed URL fails each time it is listed",
+          arguments: [1, 16])
+    func repeatsLoadOnce(window: Int) async throws {
+        let loader = CountingLoader()
+        let fixture = try ManagerFixture(loader: loader)
+        var settings = ImagePrefetcher.Settings()
+        settings.maxConcurrentPrefetchCount = window
+        settings.context.queryCacheType = .none  // as the CLI: only the repeat rule can save a load
+        let prefetcher = ImagePrefetcher(manager: fixture.manager, settings: settings)
+        let good = try fixture.file("png-rgb.png", as: "good.png")
+        let missing = fixture.directory.appendingPathComponent("missing.png")
+        let list = (0..<50).flatMap { _ in [good, missing] }
+        let result = await prefetcher.prefetch(list)
+        #expect(result == (100, 50))
+        #expect(loader.counter.count == 2)
+    }
+
     @Test("an empty list completes with (0, 0)")
     func emptyList() async throws {
         let fixture = try ManagerFixture(loader: FileLoader())

@@ -166,7 +166,8 @@ struct ImageBindingTests {
         binding.cancelCurrentLoad(on: target)
         #expect(answers.count == 1)
         #expect(answers.last.map { if case .failure(let e) = $0 { e.code == 2002 } else { false } } == true)
-        try await Task.sleep(for: .milliseconds(100))
+        // The shared load the cancel stopped has ended: nothing of it can reach the target now.
+        #expect(await eventually { fixture.manager.sharedLoads.count == 0 && !fixture.manager.isRunning })
         #expect(target.last?.image === placeholder)
         #expect(target.recordingIndicator.stops.withLock { $0 } == 1)
     }

@@ -17,34 +17,43 @@ struct ImageManagerCallbackTests {
         #expect(answers.count == 1)
     }
 
-    @Test("cancel answers cancelled (2002) inside the call, once; the load never answers after it")
+    @Test("cancel answers cancelled (2002) inside the call, once; the load, held at the origin and then released, never answers after it")
     func cancelOnce() async throws {
-        let fixture = try ManagerFixture(loader: FileLoader())
-        let url = try fixture.file("jpeg-progressive.jpg")
-        let answers = ManagerAnswers()
-        let operation = fixture.manager.loadImage(with: url) { answers.record($0) }
-        operation.cancel()
-        #expect(answers.count == 1)
-        #expect(answers.last.map { if case .failure(.cancelled) = $0 { true } else { false } } == true)
-        #expect(operation.isCancelled)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(answers.count == 1)
-        #expect(await eventually { !fixture.manager.isRunning })
+        try await withManager { origin, manager, cache in
+            let gate = OriginGate()
+            defer { gate.open() }
+            origin.route("/held.jpg", .gated(gate, .fixture("jpeg-progressive.jpg")))
+            let answers = ManagerAnswers()
+            let operation = manager.loadImage(with: origin.url("/held.jpg")) { answers.record($0) }
+            #expect(await eventually { origin.inFlightRequests == 1 })
+            operation.cancel()
+            #expect(answers.count == 1)
+            #expect(answers.last.map { if case .failure(.cancelled) = $0 { true } else { false } } == true)
+            #expect(operation.isCancelled)
+            gate.open()
+            // Everything the load started has ended: the response, the shared load, the operation.
+            #expect(await eventually { origin.inFlightRequests == 0 && manager.sharedLoads.count == 0 && !manager.isRunning })
+            #expect(answers.count == 1)
+            #expect(await cache.totalDiskCount() == 0)
+        }
     }
 
-    @Test("cancelling the calling task cancels the async load")
+    @Test("cancelling the calling task while the origin holds the response: cancelled (2002), nothing stored, nothing left running")
     func taskCancellation() async throws {
-        let fixture = try ManagerFixture(loader: FileLoader())
-        let url = try fixture.file("jpeg-progressive.jpg")
-        let task = Task { try await fixture.manager.loadImage(with: url) }
-        task.cancel()
-        do {
-            _ = try await task.value
-            // The load may have won the race; then it is a real image.
-        } catch let error as WebImageError {
-            #expect(error == .cancelled)
+        try await withManager { origin, manager, cache in
+            let gate = OriginGate()
+            defer { gate.open() }
+            origin.route("/held.jpg", .gated(gate, .fixture("jpeg-progressive.jpg")))
+            let task = Task { try await manager.loadImage(with: origin.url("/held.jpg")) }
+            #expect(await eventually { origin.inFlightRequests == 1 })
+            task.cancel()
+            gate.open()
+            let result = await task.result
+            #expect(throws: WebImageError.cancelled) { try result.get() }
+            #expect(await eventually { origin.inFlightRequests == 0 && manager.sharedLoads.count == 0 && !manager.isRunning })
+            #expect(cache.memoryCache.totalCount == 0)
+            #expect(await cache.totalDiskCount() == 0)
         }
-        #expect(await eventually { !fixture.manager.isRunning })
     }
 
     @Test("cancelAll answers every running load with cancelled")

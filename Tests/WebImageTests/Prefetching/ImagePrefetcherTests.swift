@@ -86,21 +86,30 @@ struct ImagePrefetcherTests {
         #expect(await prefetcher.prefetch([]) == (0, 0))
     }
 
-    @Test("a cancelled token never completes and stops its loads")
+    @Test("a cancelled token never completes and stops its loads, even when the held responses arrive afterwards")
     func cancelToken() async throws {
-        let fixture = try ManagerFixture(loader: FileLoader())
-        let prefetcher = ImagePrefetcher(manager: fixture.manager)
-        let list = try urls(fixture, count: 200)
-        let log = PrefetchLog()
-        let token = prefetcher.prefetch(list, completed: { f, s in log.completions.withLock { $0.append((f, s)) } })
-        token.cancel()
-        let finishedAtCancel = token.finishedCount
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(log.completions.withLock { $0.isEmpty })
-        #expect(token.isCancelled)
-        #expect(token.finishedCount == finishedAtCancel)
-        #expect(finishedAtCancel < list.count)
-        #expect(prefetcher.runningCount == 0)
+        try await withManager { origin, manager, _ in
+            let gate = OriginGate()
+            defer { gate.open() }
+            let list = (0..<20).map { index -> URL in
+                origin.route("/p\(index).png", .gated(gate, .fixture("png-rgb.png")))
+                return origin.url("/p\(index).png")
+            }
+            let prefetcher = ImagePrefetcher(manager: manager)
+            let log = PrefetchLog()
+            let token = prefetcher.prefetch(list, progress: { f, t in log.progress.withLock { $0.append((f, t)) } },
+                                            completed: { f, s in log.completions.withLock { $0.append((f, s)) } })
+            #expect(await eventually { origin.inFlightRequests == 3 })
+            token.cancel()
+            gate.open()
+            #expect(await eventually { origin.inFlightRequests == 0 && manager.sharedLoads.count == 0 && !manager.isRunning })
+            #expect(log.completions.withLock { $0.isEmpty })
+            #expect(log.progress.withLock { $0.isEmpty })
+            #expect(token.isCancelled)
+            #expect(token.finishedCount == 0)
+            #expect(origin.requests.count == 3, "no load started after the cancel")
+            #expect(prefetcher.runningCount == 0)
+        }
     }
 
     @Test("cancelPrefetching cancels every running token")

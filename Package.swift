@@ -17,6 +17,8 @@ let package = Package(
         // ImageManager instrumentation (issue 5): quiet logs and no-op metrics until the app opts in.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Deque for the download and work queues (FIFO and LIFO at both ends in O(1)).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // System codecs. `scripts/bootstrap` installs the apt providers listed here.
@@ -37,6 +39,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .executableTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate to write, and the two obsolete forms to read.
 enum HTTPDate {
@@ -9,26 +10,28 @@ enum HTTPDate {
         "EEE, dd-MMM-yyyy HH:mm:ss zzz",   // common in Set-Cookie Expires
     ]
 
-    private static func formatter(_ format: String) -> DateFormatter {
+    /// One formatter per form, made once (a DateFormatter costs tens of microseconds to build,
+    /// and every response with validators or cookies parses dates). DateFormatter is not
+    /// Sendable, so they are used only under this lock.
+    private static let formatters = Mutex(formats.map { format -> DateFormatter in
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = format
         return formatter
-    }
+    })
 
     /// The date in `string`, or `nil` when it is in none of the HTTP forms.
     static func parse(_ string: String) -> Date? {
         let trimmed = string.trimmingCharacters(in: .whitespaces)
             .replacingOccurrences(of: "  ", with: " ")
-        for format in formats {
-            if let date = formatter(format).date(from: trimmed) { return date }
+        return formatters.withLock { formatters in
+            formatters.lazy.compactMap { $0.date(from: trimmed) }.first
         }
-        return nil
     }
 
     /// `date` as an IMF-fixdate.
     static func format(_ date: Date) -> String {
-        formatter(formats[0]).string(from: date)
+        formatters.withLock { $0[0].string(from: date) }
     }
 }

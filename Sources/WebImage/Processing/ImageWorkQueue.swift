@@ -1,11 +1,16 @@
+import DequeModule
 import Foundation
 import Synchronization
 
 /// A FIFO queue that runs at most ``maxConcurrentCount`` CPU-heavy image jobs at once (Nuke's
 /// decoding and processing queues). Without it every finished download decoded on a thread of
-/// its own, each holding full-size bitmaps: 64 downloads of a 17.9 MP photo peaked at 13.6 GB.
+/// its own, each holding full-size bitmaps: 64 downloads of a 17.9 MP photo peaked at 12.6 GB.
 ///
-/// Jobs run on GCD threads, never on Swift's cooperative pool, which a long decode would starve.
+/// Jobs run on the queue's own worker threads — as many as ``maxConcurrentCount``, started as
+/// needed and kept — never on Swift's cooperative pool, which a long decode would starve. Fixed
+/// threads also bound the memory a decode leaves behind: glibc gives each thread its own malloc
+/// arena, and a decoder's many mid-sized buffers stay in the arena of whichever thread ran it.
+///
 /// ``decoding`` takes every full decode (downloads, local files, disk-cache hits); ``processing``
 /// takes transforms and the encodes that precede a disk write. Each defaults to one job per core:
 /// more only adds memory, since each job is CPU-bound.
@@ -17,58 +22,68 @@ public final class ImageWorkQueue: Sendable {
 
     private struct State {
         var maxConcurrentCount: Int
+        var workers = 0
+        var idle = 0
         var running = 0
-        /// Waiting jobs, oldest at `head` (a ring of indices would be no faster for these sizes).
-        var waiting: [@Sendable () -> Void] = []
-        var head = 0
-
-        mutating func takeNext() -> (@Sendable () -> Void)? {
-            guard running < maxConcurrentCount, head < waiting.count else { return nil }
-            let job = waiting[head]
-            head += 1
-            if head > 64, head * 2 > waiting.count {
-                waiting.removeFirst(head)
-                head = 0
-            }
-            running += 1
-            return job
-        }
+        var waiting: Deque<@Sendable () -> Void> = []
     }
 
-    private let dispatch: DispatchQueue
+    /// What a worker does next.
+    private enum Turn {
+        case run(@Sendable () -> Void)
+        case wait
+        case exit
+    }
+
+    private let label: String
     private let state: Mutex<State>
+    /// Idle workers sleep here; one signal wakes one for one new job.
+    private let wakeUp = DispatchSemaphore(value: 0)
 
     /// A queue running at most `maxConcurrentCount` jobs at once (default: one per core).
     public init(label: String, maxConcurrentCount: Int = ImageWorkQueue.defaultWidth) {
-        dispatch = DispatchQueue(label: label, qos: .utility, attributes: .concurrent)
+        self.label = label
         state = Mutex(State(maxConcurrentCount: max(1, maxConcurrentCount)))
     }
 
-    /// Jobs at once. Raising it starts waiting jobs now; lowering it lets running ones finish.
+    /// Jobs at once. Raising it starts waiting jobs now; lowering it lets running ones finish
+    /// (the extra workers leave as they become free).
     public var maxConcurrentCount: Int {
         get { state.withLock { $0.maxConcurrentCount } }
         set {
-            let started = state.withLock { state -> [@Sendable () -> Void] in
+            let (spawn, wake) = state.withLock { state -> (Int, Int) in
                 state.maxConcurrentCount = max(1, newValue)
-                return Self.startable(&state)
+                let wake = min(state.idle, state.waiting.count)
+                state.idle -= wake
+                let spawn = max(0, min(state.waiting.count - wake, state.maxConcurrentCount - state.workers))
+                state.workers += spawn
+                return (spawn, wake)
             }
-            started.forEach(launch)
+            for _ in 0..<wake { wakeUp.signal() }
+            for _ in 0..<spawn { startWorker() }
         }
     }
 
     /// Jobs running now and jobs waiting for a slot.
-    public var counts: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.waiting.count - $0.head) } }
+    public var counts: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.waiting.count) } }
 
     /// One job per active core.
     public static var defaultWidth: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
-    /// Queues `job`; it runs when a slot is free, in the order jobs were queued.
+    /// Queues `job`; it runs when a worker is free, in the order jobs were queued.
     public func async(_ job: @escaping @Sendable () -> Void) {
-        let started = state.withLock { state -> [@Sendable () -> Void] in
+        let (wake, spawn) = state.withLock { state -> (Bool, Bool) in
             state.waiting.append(job)
-            return Self.startable(&state)
+            if state.idle > 0 {
+                state.idle -= 1
+                return (true, false)
+            }
+            guard state.workers < state.maxConcurrentCount else { return (false, false) }
+            state.workers += 1
+            return (false, true)
         }
-        started.forEach(launch)
+        if wake { wakeUp.signal() }
+        if spawn { startWorker() }
     }
 
     /// Runs `job` in its turn and returns its result.
@@ -78,20 +93,35 @@ public final class ImageWorkQueue: Sendable {
         }
     }
 
-    private static func startable(_ state: inout State) -> [@Sendable () -> Void] {
-        var jobs: [@Sendable () -> Void] = []
-        while let job = state.takeNext() { jobs.append(job) }
-        return jobs
+    private func startWorker() {
+        let thread = Thread { [self] in work() }
+        thread.name = label
+        thread.start()
     }
 
-    private func launch(_ job: @escaping @Sendable () -> Void) {
-        dispatch.async { [self] in
-            job()
-            let next = state.withLock { state -> [@Sendable () -> Void] in
-                state.running -= 1
-                return Self.startable(&state)
+    private func work() {
+        while true {
+            let turn = state.withLock { state -> Turn in
+                if state.workers > state.maxConcurrentCount {
+                    state.workers -= 1
+                    return .exit
+                }
+                if let job = state.waiting.popFirst() {
+                    state.running += 1
+                    return .run(job)
+                }
+                state.idle += 1
+                return .wait
             }
-            next.forEach(launch)
+            switch turn {
+            case .run(let job):
+                job()
+                state.withLock { $0.running -= 1 }
+            case .wait:
+                wakeUp.wait()
+            case .exit:
+                return
+            }
         }
     }
 }

@@ -18,7 +18,7 @@ struct WebImageCommand: AsyncParsableCommand {
             """,
         subcommands: [
             FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DecodeCommand.self, ShowCommand.self,
-            BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self, BenchDownloadCommand.self,
+            BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self, BenchDownloadCommand.self, BenchLoadsCommand.self,
         ]
     )
 }

@@ -141,18 +141,19 @@ public final class ImageManager: Sendable {
         return try await loadImage(with: url, options: options, context: WebImageContext())
     }
 
-    /// The load as a stream: progress, partial images (``WebImageOptions/progressiveLoad``), then
-    /// the image — for ``WebImageOptions/refreshCached`` the cached one and, if the server has new
-    /// bytes, the new one. Ends by throwing ``WebImageError`` on failure. Ending the iteration
-    /// cancels the load.
+    /// The load as a stream: progress, partial images (``WebImageOptions/progressiveLoad``; only
+    /// the newest waits for a slow consumer), then the image — for ``WebImageOptions/refreshCached``
+    /// the cached one and, if the server has new bytes, the new one. Ends by throwing
+    /// ``WebImageError`` on failure. Ending the iteration cancels the load.
     public func images(
         with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
-    ) -> AsyncThrowingStream<ImageLoadEvent, any Error> {
-        AsyncThrowingStream { continuation in
+    ) -> ImageLoadEvents {
+        let partials = NewestPartial()
+        let stream = AsyncThrowingStream<ImageLoadEvents.Item, any Error> { continuation in
             let request: LoadRequest
             switch begin(url, options: options, context: context) {
             case .answered(let hit):
-                continuation.yield(.image(hit))
+                continuation.yield(.event(.image(hit)))
                 continuation.finish()
                 return
             case .longWay(let prepared):
@@ -161,12 +162,12 @@ public final class ImageManager: Sendable {
             let operation = start(request) { event in
                 switch event {
                 case .progress(let progress):
-                    continuation.yield(.progress(received: progress.receivedSize, expected: progress.expectedSize))
-                    if let partial = progress.partialImage { continuation.yield(.partial(partial)) }
+                    continuation.yield(.event(.progress(received: progress.receivedSize, expected: progress.expectedSize)))
+                    if let partial = progress.partialImage, partials.offer(partial) { continuation.yield(.partialReady) }
                 case .intermediate(let result):
-                    continuation.yield(.image(result))
+                    continuation.yield(.event(.image(result)))
                 case .final(.success(let result), let repeatsIntermediate):
-                    if !repeatsIntermediate { continuation.yield(.image(result)) }
+                    if !repeatsIntermediate { continuation.yield(.event(.image(result))) }
                     continuation.finish()
                 case .final(.failure(let error), _):
                     continuation.finish(throwing: error)
@@ -174,6 +175,7 @@ public final class ImageManager: Sendable {
             }
             continuation.onTermination = { _ in operation.cancel() }
         }
+        return ImageLoadEvents(stream: stream, partials: partials)
     }
 
     /// The callback form (SD's `loadImageWithURL:options:context:progress:completed:`).

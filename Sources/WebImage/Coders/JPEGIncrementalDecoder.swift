@@ -7,9 +7,9 @@ import Foundation
 /// cost of a second C state machine); callers keep at most one decode in flight, so the cost is
 /// bounded by how often they ask, and progressive files are only re-decoded once a new scan has
 /// fully arrived.
-final class JPEGIncrementalDecoder: IncrementalImageDecoder {
+final class JPEGIncrementalDecoder: ReceivedBytesBuffering {
     private let options: ImageDecodeOptions
-    private var data = Data()
+    var data = Data()
     private var isFinal = false
     private var markers = JPEGMarkerScanner()
     /// Complete scans (progressive) or bytes (baseline) behind `lastImage`.

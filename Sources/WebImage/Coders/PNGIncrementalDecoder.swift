@@ -3,10 +3,10 @@ import Foundation
 /// Shows a PNG while it downloads: libpng's push reader keeps its state, so each update feeds
 /// only the new bytes. Rows not yet received are transparent; an interlaced file fills in pass
 /// by pass.
-final class PNGIncrementalDecoder: IncrementalImageDecoder {
+final class PNGIncrementalDecoder: ReceivedBytesBuffering {
     private let options: ImageDecodeOptions
     private var decoder: PNGPushDecoder
-    private var data = Data()
+    var data = Data()
     private var isFinal = false
     private var failure: (any Error)?
 

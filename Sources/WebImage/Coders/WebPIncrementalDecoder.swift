@@ -6,9 +6,9 @@ import Foundation
 /// a buffer this object owns; rows not decoded yet stay transparent.
 ///
 /// Animations show nothing until the download ends (as SDWebImage does), then decode fully.
-final class WebPIncrementalDecoder: IncrementalImageDecoder {
+final class WebPIncrementalDecoder: ReceivedBytesBuffering {
     private let options: ImageDecodeOptions
-    private var data = Data()
+    var data = Data()
     private var isFinal = false
     private var failure: ImageCoderError?
     private var isAnimated = false

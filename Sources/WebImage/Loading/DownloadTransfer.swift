@@ -196,7 +196,11 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         let decoding = ProgressiveDecoding(
             coder: LoaderDecoding.coder(for: operation.context),
             options: LoaderDecoding.decodeOptions(for: url, options: operation.options, context: operation.context),
-            snapshot: { [weak self] in self?.state.withLock { $0.data } ?? Data() },
+            bytes: { [weak self] from in
+                self?.state.withLock { state in
+                    from < state.data.count ? state.data.subdata(in: from..<state.data.count) : Data()
+                } ?? Data()
+            },
             deliver: { [weak self] image in
                 guard let (received, expected) = self?.state.withLock({ ($0.received, $0.expected) }) else { return }
                 operation.deliverProgress(ImageLoaderProgress(

@@ -5,23 +5,29 @@ import Synchronization
 /// Partial images for a progressive download: at most one decode in flight, always of the newest
 /// bytes; a burst of chunks during a decode becomes one decode after it, not a backlog.
 ///
-/// `@unchecked Sendable`: `decoder` is touched only on the serial `queue`; everything else is
-/// immutable or in the `pending` mutex.
-final class ProgressiveDecoding: @unchecked Sendable {  // decoder: serial `queue` only; flags: the `pending` Mutex
+/// Each round hands the decoder only the bytes that arrived since the last one (copied out of the
+/// transfer's buffer, which stays unshared, so receiving never copies the whole body).
+///
+/// `@unchecked Sendable`: `decoder`, `received` and `fallback` are touched only on the serial
+/// `queue`; everything else is immutable or in the `pending` mutex.
+final class ProgressiveDecoding: @unchecked Sendable {  // decoder, received, fallback: serial `queue` only; flags: the `pending` Mutex
     private let queue = DispatchQueue(label: "WebImage.ProgressiveDecoding", qos: .utility)
     private let decoder: any IncrementalImageDecoder
-    /// The bytes so far, read only when a decode starts (so the transfer's buffer is not copied
-    /// on every chunk).
-    private let snapshot: @Sendable () -> Data
+    /// The bytes from a position on, copied out of the transfer's buffer.
+    private let bytes: @Sendable (_ from: Int) -> Data
+    /// How many bytes the decoder has been given.
+    private var received = 0
+    /// All bytes so far, for a decoder that does not keep them itself (not WebImage's own).
+    private var fallback = Data()
     private let deliver: @Sendable (Image) -> Void
     private let pending = Mutex<(isDirty: Bool, isScheduled: Bool, isFinished: Bool)>((false, false, false))
 
     /// `nil` when the coder cannot decode incrementally.
     init?(coder: any ImageCoder, options: ImageDecodeOptions,
-          snapshot: @escaping @Sendable () -> Data, deliver: @escaping @Sendable (Image) -> Void) {
+          bytes: @escaping @Sendable (_ from: Int) -> Data, deliver: @escaping @Sendable (Image) -> Void) {
         guard let progressive = coder as? any ProgressiveImageCoder else { return nil }
         decoder = progressive.makeIncrementalDecoder(options: options)
-        self.snapshot = snapshot
+        self.bytes = bytes
         self.deliver = deliver
     }
 
@@ -49,7 +55,14 @@ final class ProgressiveDecoding: @unchecked Sendable {  // decoder: serial `queu
             if !go { state.isScheduled = false }
             return go
         }) {
-            decoder.update(snapshot(), isFinal: false)
+            let fresh = bytes(received)
+            received += fresh.count
+            if let buffering = decoder as? any ReceivedBytesBuffering {
+                buffering.append(fresh, isFinal: false)
+            } else {
+                fallback.append(fresh)
+                decoder.update(fallback, isFinal: false)
+            }
             if let image = try? decoder.decodedImage() { deliver(image) }
         }
     }

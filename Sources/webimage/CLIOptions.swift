@@ -1,4 +1,5 @@
 import ArgumentParser
+import WebImage
 import Foundation
 import Logging
 
@@ -9,8 +10,41 @@ struct CacheDirectoryOption: ParsableArguments {
         valueName: "DIR"))
     var path: String?
 
+    @Option(name: .customLong("max-cache-size"), help: ArgumentHelp(
+        "Most bytes the disk cache keeps, e.g. 500MB or 2GB; 0 = no limit (default: 1GB). A store that goes over removes the oldest entries down to half.",
+        valueName: "SIZE"))
+    var maxSize: ByteSize?
+
     /// The directory the commands use.
     var directory: URL { CLIPipeline.directory(path) }
+
+    /// The disk cache's limits: the library keeps SD's default of no size limit, but a command
+    /// line tool left to fill a home directory should not, so the CLI has one.
+    var diskConfig: DiskCacheConfig { DiskCacheConfig(maxDiskSize: maxSize?.bytes ?? ByteSize.defaultCacheLimit.bytes) }
+}
+
+/// A byte count as people write it: `1500`, `500KB`, `2GB` (powers of 1000, as `du --si`; `KiB`,
+/// `MiB`, `GiB` for powers of 1024).
+struct ByteSize: ExpressibleByArgument, Sendable {
+    let bytes: Int
+
+    static let defaultCacheLimit = ByteSize(bytes: 1_000_000_000)
+
+    init(bytes: Int) { self.bytes = bytes }
+
+    init?(argument: String) {
+        let text = argument.trimmingCharacters(in: .whitespaces).uppercased()
+        let digits = text.prefix { $0.isNumber || $0 == "." }
+        let units: [String: Double] = [
+            "": 1, "B": 1, "K": 1e3, "KB": 1e3, "M": 1e6, "MB": 1e6, "G": 1e9, "GB": 1e9, "T": 1e12, "TB": 1e12,
+            "KIB": 1024, "MIB": 1_048_576, "GIB": 1_073_741_824,
+        ]
+        guard let value = Double(digits), value >= 0,
+              let unit = units[String(text.dropFirst(digits.count)).trimmingCharacters(in: .whitespaces)],
+              (value * unit) < Double(Int.max)
+        else { return nil }
+        bytes = Int(value * unit)
+    }
 }
 
 /// `-v` and `--log-level`: what goes to stderr besides errors.

@@ -8,9 +8,11 @@ struct CLIPipeline {
     let downloader: ImageDownloader
     let manager: ImageManager
 
-    /// `cacheDirectory` nil = `$XDG_CACHE_HOME/webimage/default` (else `~/.cache/webimage/default`).
-    init(cacheDirectory: String?, concurrency: Int = DownloaderConfig().maxConcurrentDownloads) {
-        cache = ImageCache(directory: Self.directory(cacheDirectory))
+    /// The cache in `options`' directory with its size limit.
+    init(cache options: CacheDirectoryOption, concurrency: Int = DownloaderConfig().maxConcurrentDownloads) {
+        var cacheConfig = ImageCacheConfig()
+        cacheConfig.disk = options.diskConfig
+        cache = ImageCache(directory: options.directory, config: cacheConfig)
         var config = DownloaderConfig()
         config.maxConcurrentDownloads = concurrency
         downloader = ImageDownloader(config: config)

@@ -31,19 +31,19 @@ struct CacheCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON line instead of aligned text.") var json = false
 
         func run() async throws {
-            let inventory = CacheInventory(directory: cacheDirectory.directory)
+            let inventory = CacheInventory(directory: cacheDirectory.directory, limit: cacheDirectory.diskConfig.maxDiskSize)
             print(json ? inventory.jsonLine() : inventory.text())
         }
     }
 
     struct Clean: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove expired entries: those stored more than 7 days ago (by modification date, SDWebImage's default).")
+            abstract: "Remove expired entries (stored more than 7 days ago, by modification date: SDWebImage's default), then trim to --max-cache-size.")
 
         @OptionGroup var cacheDirectory: CacheDirectoryOption
 
         func run() async throws {
-            let removed = DiskCache(directory: cacheDirectory.directory).removeExpiredData()
+            let removed = DiskCache(directory: cacheDirectory.directory, config: cacheDirectory.diskConfig).removeExpiredData()
             print("removed \(removed.removedCount) entries, \(ByteCount.text(removed.removedSize)) from \(cacheDirectory.directory.path)")
         }
     }

@@ -25,7 +25,7 @@ extension CacheCommand {
             do throws(CLIError) { list = try URLList.read(from: from) } catch { CLIError.exit(with: error.message) }
             let output = URL(fileURLWithPath: to, isDirectory: true)
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-            let pipeline = CLIPipeline(cacheDirectory: cacheDirectory.path)
+            let pipeline = CLIPipeline(cache: cacheDirectory)
             var failure: (any Error)?
             for (index, url) in list.enumerated() {
                 let key = pipeline.manager.cacheKey(for: url) ?? url.absoluteString

@@ -8,8 +8,11 @@ struct CacheInventory {
     let count: Int
     let oldest: Date?
     let newest: Date?
+    /// The size limit in bytes (0 = none).
+    let limit: Int
 
-    init(directory: URL) {
+    init(directory: URL, limit: Int) {
+        self.limit = limit
         let cache = DiskCache(directory: directory)
         path = directory.path
         size = cache.totalSize
@@ -35,6 +38,7 @@ struct CacheInventory {
             ("path", path),
             ("size", "\(ByteCount.text(size)) (\(size) bytes)"),
             ("count", "\(count) entries"),
+            ("limit", limit > 0 ? "\(ByteCount.text(limit)) (\(limit) bytes)" : "none"),
             ("oldest", oldest.map(Self.iso8601) ?? "-"),
             ("newest", newest.map(Self.iso8601) ?? "-"),
         ]
@@ -43,7 +47,7 @@ struct CacheInventory {
 
     func jsonLine() -> String {
         let date = { (d: Date?) in d.map { "\"\(Self.iso8601($0))\"" } ?? "null" }
-        return "{\"path\":\(Self.jsonString(path)),\"size\":\(size),\"count\":\(count),\"oldest\":\(date(oldest)),\"newest\":\(date(newest))}"
+        return "{\"path\":\(Self.jsonString(path)),\"size\":\(size),\"count\":\(count),\"oldest\":\(date(oldest)),\"newest\":\(date(newest)),\"limit\":\(limit)}"
     }
 
     static func iso8601(_ date: Date) -> String {

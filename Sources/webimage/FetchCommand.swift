@@ -74,7 +74,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.bootstrap()
-        let pipeline = CLIPipeline(cacheDirectory: cacheDirectory.path)
+        let pipeline = CLIPipeline(cache: cacheDirectory)
         let outcome: Result<Void, CLIError>
         do throws(CLIError) {
             try await fetch(pipeline, logger: logger)

@@ -71,7 +71,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         } catch {
             CLIError.exit(with: error.message)
         }
-        let pipeline = CLIPipeline(cacheDirectory: cacheDirectory.path, concurrency: concurrency)
+        let pipeline = CLIPipeline(cache: cacheDirectory, concurrency: concurrency)
         let tally = PrefetchTally(total: list.count, disk: pipeline.cache.diskCache)
         let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally, logger: logger)
         await pipeline.shutdown()

@@ -250,6 +250,11 @@ public final class DiskCache: Sendable {
                 trim(&state, to: limit / 2, keeping: name)
             }
         }
+        // Outside the lock: a directory flush waits for the disk.
+        if config.synchronizesWrites {
+            try DiskCacheFiles.syncDirectory(directoryPath)
+            if sidecar != nil { try DiskCacheFiles.syncDirectory(metadataDirectoryPath) }
+        }
     }
 
     /// Removes the entry for `key` (both names) and its metadata (an attribute goes with its

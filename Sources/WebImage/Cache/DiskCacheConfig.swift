@@ -23,9 +23,11 @@ public struct DiskCacheConfig: Sendable, Hashable {
     /// Most bytes on disk, entries plus their metadata; 0 = no limit (SD's default). Kept on every
     /// store: a store that goes over removes the oldest entries until the total is at most half.
     public var maxDiskSize: Int
-    /// `fsync` each entry before it is renamed into place. A killed process never leaves a partial
-    /// entry either way (the rename is atomic); this adds survival of a power loss or kernel crash,
-    /// at the price of a disk flush per store.
+    /// `fsync` each entry before it is renamed into place, and the directory after the rename.
+    /// A killed process never leaves a partial entry either way (the rename is atomic); with this,
+    /// an entry whose store has returned also survives a power loss or kernel crash (on file
+    /// systems that honour `fsync`), at the price of two disk flushes per store. Removals and
+    /// trimming are not flushed: after a crash a removed entry may come back, never a torn one.
     public var synchronizesWrites: Bool
 
     public init(

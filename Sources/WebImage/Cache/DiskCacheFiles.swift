@@ -125,6 +125,15 @@ enum DiskCacheFiles {
         }
     }
 
+    /// Flushes `directory` itself, so the names renamed into it survive a power loss (an fsync of
+    /// a file covers its bytes, not the directory entry that names it).
+    static func syncDirectory(_ directory: String) throws {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw DiskCacheError.writeFailed(path: directory, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw DiskCacheError.writeFailed(path: directory, errno: errno) }
+    }
+
     /// Removes the file at `path`; `true` when it existed.
     @discardableResult
     static func remove(_ path: String) -> Bool {

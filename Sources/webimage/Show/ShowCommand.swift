@@ -31,8 +31,7 @@ struct ShowCommand: AsyncParsableCommand {
     @Option(help: "Times to play an animation (default: its own loop count; 0 = until Ctrl-C).")
     var loops: Int?
 
-    @Option(name: .customLong("cache-dir"), help: "Cache directory (default: $XDG_CACHE_HOME/webimage/default).")
-    var cacheDirectory: String?
+    @OptionGroup var cacheDirectory: CacheDirectoryOption
 
     @Flag(name: .customLong("no-cache"), help: "Load without reading or writing the cache.")
     var noCache = false
@@ -50,7 +49,7 @@ struct ShowCommand: AsyncParsableCommand {
         let target = TerminalImageTarget(
             renderer: renderer, loops: loops ?? (isatty(STDOUT_FILENO) != 0 ? nil : 1), transition: .fade,
             indicator: interactive ? TerminalIndicator() : nil)
-        let pipeline = CLIPipeline(cacheDirectory: cacheDirectory)
+        let pipeline = CLIPipeline(cache: cacheDirectory)
         let binding = ImageBinding(manager: pipeline.manager)
         var context = WebImageContext()
         if noCache { (context.queryCacheType, context.storeCacheType, context.originalStoreCacheType) = (.none, .none, .none) }

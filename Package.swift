@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Deque for the download and work queues (FIFO and LIFO at both ends in O(1)).
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // `swift package generate-documentation` (scripts/docs) for Sources/WebImage/WebImage.docc.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // System codecs. `scripts/bootstrap` installs the apt providers listed here.

@@ -6,8 +6,8 @@ import Glibc
 import Musl
 #endif
 
-/// Validators and extended data: in the entry file's extended attribute (``DiskCacheAttribute``),
-/// else in a sidecar (``DiskCacheEntryMetadata``) — the fallback's, or an older version's.
+/// Validators and extended data: in the entry file's extended attribute (`DiskCacheAttribute`),
+/// else in a sidecar (`DiskCacheEntryMetadata`) — the fallback's, or an older version's.
 extension DiskCache {
     /// The extended data stored with `key`'s current bytes (SD's `extendedDataForKey:`), or `nil`.
     public func extendedData(forKey key: String) -> Data? {

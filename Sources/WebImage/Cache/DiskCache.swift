@@ -31,8 +31,8 @@ public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
 ///   ``removeExpiredData()`` rescans, which also repairs the index when other processes or
 ///   instances changed the directory.
 /// - Validators and extended data live in an extended attribute of the entry's file
-///   (``DiskCacheAttribute``), set before the rename; where the file system refuses one, in a
-///   sidecar file per entry (``DiskCacheEntryMetadata``), which older versions always wrote and
+///   (`DiskCacheAttribute`), set before the rename; where the file system refuses one, in a
+///   sidecar file per entry (`DiskCacheEntryMetadata`), which older versions always wrote and
 ///   which is still read and removed with its entry.
 ///
 /// All methods are synchronous and safe from any thread; file I/O runs on the caller's thread,

@@ -15,7 +15,7 @@ import Musl
 /// rename per store, and no identity check, since the metadata cannot outlive its inode. File
 /// systems without user xattrs (tmpfs before Linux 6.6, some overlay and network mounts), and
 /// values too big for one (ext4 takes about a block), fall back to the sidecar
-/// (``DiskCacheEntryMetadata``), which is also how caches written by older versions are read.
+/// (`DiskCacheEntryMetadata`), which is also how caches written by older versions are read.
 ///
 /// The value is a version byte, then records of a tag byte, a 32-bit little-endian length and the
 /// bytes: cheaper to write per store than JSON, and readers skip tags they do not know.

@@ -28,7 +28,7 @@ public struct HTTPValidators: Sendable, Hashable, Codable {
 }
 
 /// The metadata sidecar of one entry: `<directory>/.meta/<entry name>`, JSON — the fallback
-/// where the file system refuses the entry's extended attribute (``DiskCacheAttribute``), and
+/// where the file system refuses the entry's extended attribute (`DiskCacheAttribute`), and
 /// what versions before the attribute always wrote, so it is still read and removed with its entry.
 ///
 /// It records which bytes it belongs to (inode, size, modification time of the data file as

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// The completion fires exactly once — with the query's result, or with `nil` inside the
 /// ``cancel()`` call when that comes first — and never after `cancel()` returns
-/// (``CallbackGate``).
+/// (`CallbackGate`).
 public final class ImageCacheToken: Sendable {
     private let gate: CallbackGate<ImageCacheResult?>
     private let cancelled = Atomic(false)

@@ -4,7 +4,7 @@ import Foundation
 /// (disposal methods, transparency, interlace, local and global colour tables), delays under
 /// 11 ms played at 100 ms, the NETSCAPE2.0 loop count (absent = plays once), thumbnails and
 /// scale-down by resampling each frame. Encodes still and animated images through a median-cut
-/// quantizer (``ColorQuantizer``).
+/// quantizer (`ColorQuantizer`).
 public struct GIFCoder: AnimatedImageCoder {
     public init() {}
 

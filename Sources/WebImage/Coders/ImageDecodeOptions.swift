@@ -23,7 +23,7 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// Animations whose frames together would take more RGBA bytes than this are scaled down to
     /// fit (the ``scaleDownLimitBytes`` rule) rather than refused: the per-frame pixel limit alone
     /// lets a small file with thousands of frames decode to gigabytes. The compositing work is
-    /// bounded too: frames × canvas may reach 8 budgets (``animationWorkFactor``), beyond that
+    /// bounded too: frames × canvas may reach 8 budgets (`animationWorkFactor`), beyond that
     /// the animation is ``ImageCoderError/tooLarge(width:height:limit:)``. `nil` = no budget.
     public var maxAnimationBytes: Int?
 

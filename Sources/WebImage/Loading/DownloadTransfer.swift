@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// Streams one response body for a ``DownloadOperation`` (AsyncHTTPClient calls it on an event
+/// Streams one response body for a `DownloadOperation` (AsyncHTTPClient calls it on an event
 /// loop): checks the head as soon as it arrives (response modifier, status, content type,
 /// declared size), counts bytes against the size limit while they stream, reports progress,
 /// feeds progressive decoding, and hands the bytes over at the end. Nothing here decodes a full

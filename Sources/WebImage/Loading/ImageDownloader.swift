@@ -6,7 +6,7 @@ import Synchronization
 
 /// Downloads images over HTTP(S) on AsyncHTTPClient (SDWebImage's `SDWebImageDownloader`).
 ///
-/// One ``DownloadOperation`` per URL however many callers ask; each caller gets a
+/// One `DownloadOperation` per URL however many callers ask; each caller gets a
 /// ``DownloadToken``. Operations wait in the downloader's own queue (concurrency limit, FIFO or
 /// LIFO, priorities, suspend). One `HTTPClient` per downloader — its own, or one the app already
 /// has (``init(config:client:)``). Call ``shutdown()`` when done with a downloader you made;

@@ -1,5 +1,5 @@
 /// One caller's progress and completion for a load: progress in order, the completion exactly
-/// once, nothing after ``cancel()`` returns (``CallbackGate``).
+/// once, nothing after ``cancel()`` returns (`CallbackGate`).
 final class LoadCallbacks: Sendable {
     private enum Event: Sendable {
         case progress(ImageLoaderProgress)

@@ -3,7 +3,7 @@
 ///
 /// The final answer is delivered exactly once: by the load, or — when ``cancel()`` comes first —
 /// as ``WebImageError/cancelled`` inside the `cancel()` call. After that nothing is delivered
-/// (``CallbackGate``: deliveries are serialised, and a cancel waits for one in flight on another
+/// (`CallbackGate`: deliveries are serialised, and a cancel waits for one in flight on another
 /// thread).
 public final class CombinedOperation: WebImageOperation {
     enum Event: Sendable {

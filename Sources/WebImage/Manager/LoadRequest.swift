@@ -28,7 +28,7 @@ struct LoadRequest: Sendable {
         return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
     }
 
-    /// This load's identity for ``SharedLoads``, or `nil` when it must run on its own: a
+    /// This load's identity for `SharedLoads`, or `nil` when it must run on its own: a
     /// refreshCached load answers twice, and per-load caches, loaders, coders without a
     /// ``ImageCoder/coderKey``, modifiers, decryptors, serializers and key filters cannot be compared.
     func shareKey(wantsProgress: Bool) -> LoadShareKey? {

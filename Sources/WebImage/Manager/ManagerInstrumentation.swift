@@ -8,7 +8,7 @@ import Metrics
 ///
 /// Metric names: `webimage_loads_total`, `webimage_cache_hits_total{type}`,
 /// `webimage_failures_total{code}`, `webimage_downloaded_bytes_total`, `webimage_transform_seconds`
-/// (and, from the loaders, `webimage_decode_seconds`). Callers that share one load (``SharedLoads``)
+/// (and, from the loaders, `webimage_decode_seconds`). Callers that share one load (`SharedLoads`)
 /// count one load each, but their shared cache hit, failure or download counts once.
 public struct ManagerInstrumentation: Sendable {
     public var logger: Logger

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Warms the cache with a list of URLs (SDWebImage's `SDWebImagePrefetcher`): a window of
-/// ``maxConcurrentPrefetchCount`` loads through an ``ImageManager``, the next starting as one
+/// ``Settings/maxConcurrentPrefetchCount`` loads through an ``ImageManager``, the next starting as one
 /// ends, at low priority so on-screen loads go first. A URL listed twice is loaded once; the
 /// repeat counts with the first one's outcome.
 public final class ImagePrefetcher: Sendable {

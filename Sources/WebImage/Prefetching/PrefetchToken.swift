@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// One `prefetch` call in flight (SDWebImage's `SDWebImagePrefetchToken`). Cancelling it stops
-/// its loads; neither progress nor completion fires after ``cancel()`` returns (``CallbackGate``).
+/// its loads; neither progress nor completion fires after ``cancel()`` returns (`CallbackGate`).
 public final class PrefetchToken: Sendable {
     enum Event: Sendable {
         case progress(finished: Int, total: Int)

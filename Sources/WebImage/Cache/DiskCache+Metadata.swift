@@ -145,11 +145,25 @@ extension DiskCache {
 
     /// Updates the index, and keeps the size limit when the metadata grew.
     private func setMetadata(size: Int, hasSidecar: Bool, forName name: String, in state: inout State) {
-        guard state.isIndexLoaded, var entry = state.index[name] else { return }
+        var entry: Entry
+        if let journal = state.journal {
+            // The index is being built: the journal gets the change, from the file when it has
+            // no entry yet (the scan may have read the metadata before it changed).
+            if case .some(.some(let journaled)) = journal[name] {
+                entry = journaled
+            } else if let info = DiskCacheFiles.info(atPath: dataPath(name)) {
+                entry = Entry(info)
+            } else {
+                return
+            }
+        } else {
+            guard state.isIndexLoaded, let indexed = state.index[name] else { return }
+            entry = indexed
+        }
         entry.metadataSize = size
         entry.hasSidecar = hasSidecar
         state.set(name, entry)
         let limit = state.config.maxDiskSize
-        if limit > 0, state.totalSize > limit { trim(&state, to: limit / 2, keeping: name) }
+        if state.isIndexLoaded, limit > 0, state.totalSize > limit { trim(&state, to: limit / 2, keeping: name) }
     }
 }

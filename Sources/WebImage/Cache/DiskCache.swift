@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -67,11 +68,30 @@ public final class DiskCache: Sendable {
         var index: [String: Entry] = [:]
         /// Sum of ``Entry/totalSize`` over the index.
         var totalSize = 0
+        /// Non-nil while the index is being built in the background: the entries stored
+        /// (or removed, nil) meanwhile, laid over the scan's result when it is merged.
+        var journal: [String: Entry?]?
 
+        /// Records a change of entry `name`: in the index once it is built, in the journal while
+        /// it is being built, nowhere before (the scan will find the files).
         mutating func set(_ name: String, _ entry: Entry?) {
+            if journal != nil {
+                journal?[name] = .some(entry)
+                return
+            }
+            guard isIndexLoaded else { return }
             totalSize -= index[name]?.totalSize ?? 0
             index[name] = entry
             totalSize += entry?.totalSize ?? 0
+        }
+
+        /// A complete index was just built under the lock (a sweep, a clear): any background
+        /// build still running is superseded.
+        mutating func replaceIndex(_ index: [String: Entry], totalSize: Int) {
+            self.index = index
+            self.totalSize = totalSize
+            isIndexLoaded = true
+            journal = nil
         }
     }
 
@@ -88,13 +108,18 @@ public final class DiskCache: Sendable {
     /// Tests stand in for a file system without user xattrs: every attribute write fails with
     /// `EOPNOTSUPP`, as the kernel's would.
     let refusesAttributes: Bool
+    /// Entered while a background index build runs; ``totalSize`` and ``totalCount`` wait on it.
+    private let indexBuild = DispatchGroup()
+    /// Tests hold a background index build here (after its scan) to act meanwhile.
+    let indexScanHook: (@Sendable () -> Void)?
 
     /// A cache over `directory` (created on the first store).
     public convenience init(directory: URL, config: DiskCacheConfig = DiskCacheConfig()) {
         self.init(directory: directory, config: config, refusesAttributes: false)
     }
 
-    init(directory: URL, config: DiskCacheConfig, refusesAttributes: Bool) {
+    init(directory: URL, config: DiskCacheConfig, refusesAttributes: Bool, indexScanHook: (@Sendable () -> Void)? = nil) {
+        self.indexScanHook = indexScanHook
         self.directory = directory
         var path = directory.path
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
@@ -170,9 +195,11 @@ public final class DiskCache: Sendable {
             return data
         }
         state.withLock { state in
-            guard state.isIndexLoaded else { return }
-            // Re-checked under the lock, so a store that just landed is not forgotten.
-            for name in names where state.index[name] != nil && DiskCacheFiles.info(atPath: dataPath(name)) == nil {
+            guard state.isIndexLoaded || state.journal != nil else { return }
+            // Re-checked under the lock, so a store that just landed is not forgotten. While the
+            // index is being built the journal takes it: the scan may have listed the file.
+            for name in names where (state.journal != nil || state.index[name] != nil)
+                && DiskCacheFiles.info(atPath: dataPath(name)) == nil {
                 state.set(name, nil)
             }
         }
@@ -217,8 +244,8 @@ public final class DiskCache: Sendable {
                 throw error
             }
         }
+        if state.withLock({ beginIndexBuildIfNeeded(&$0) }) { buildIndexInBackground() }
         try state.withLock { state in
-            loadIndexIfNeeded(&state)
             var entry = Entry(info)
             entry.metadataSize = metadataSize
             entry.hasSidecar = sidecar != nil
@@ -228,7 +255,8 @@ public final class DiskCache: Sendable {
                 if let sidecar { DiskCacheFiles.remove(sidecar.path) }
                 throw DiskCacheError.entryTooLarge(size: entry.totalSize, limit: limit)
             }
-            let hadSidecar = state.index[name]?.hasSidecar ?? false
+            // Without a built index, an older sidecar may be there unknown: remove it to be sure.
+            let hadSidecar = state.isIndexLoaded ? state.index[name]?.hasSidecar ?? false : true
             do {
                 try DiskCacheFiles.move(temporary, to: dataPath(name))
             } catch {
@@ -246,7 +274,7 @@ public final class DiskCache: Sendable {
                 DiskCacheFiles.remove(metadataPath(name))
             }
             state.set(name, entry)
-            if limit > 0, state.totalSize > limit {
+            if state.isIndexLoaded, limit > 0, state.totalSize > limit {
                 trim(&state, to: limit / 2, keeping: name)
             }
         }
@@ -265,7 +293,7 @@ public final class DiskCache: Sendable {
             for name in names {
                 DiskCacheFiles.remove(dataPath(name))
                 DiskCacheFiles.remove(metadataPath(name))
-                if state.isIndexLoaded { state.set(name, nil) }
+                state.set(name, nil)
             }
         }
     }
@@ -280,9 +308,7 @@ public final class DiskCache: Sendable {
             for (name, _) in DiskCacheFiles.list(metadataDirectoryPath) where !name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
                 DiskCacheFiles.remove(metadataPath(name))
             }
-            state.index = [:]
-            state.totalSize = 0
-            state.isIndexLoaded = true
+            state.replaceIndex([:], totalSize: 0)
         }
     }
 
@@ -294,8 +320,8 @@ public final class DiskCache: Sendable {
     public func removeExpiredData() -> (removedCount: Int, removedSize: Int) {
         state.withLock { state in
             let now = Date()
-            (state.index, state.totalSize) = scan(now: now)
-            state.isIndexLoaded = true
+            let (index, totalSize) = scan(now: now)
+            state.replaceIndex(index, totalSize: totalSize)
             var removed = (removedCount: 0, removedSize: 0)
             let config = state.config
             if config.maxDiskAge >= 0 {
@@ -319,18 +345,14 @@ public final class DiskCache: Sendable {
     /// Bytes of all entries and their metadata (attribute values and sidecars), from the index
     /// (built on first use; drift from other processes is corrected by ``removeExpiredData()``).
     public var totalSize: Int {
-        state.withLock { state in
-            loadIndexIfNeeded(&state)
-            return state.totalSize
-        }
+        waitForIndex()
+        return state.withLock { $0.totalSize }
     }
 
     /// Number of entries (sidecars and temp files not counted).
     public var totalCount: Int {
-        state.withLock { state in
-            loadIndexIfNeeded(&state)
-            return state.index.count
-        }
+        waitForIndex()
+        return state.withLock { $0.index.count }
     }
 
     // MARK: - Internals (called with the lock held where they take `State`)
@@ -345,10 +367,39 @@ public final class DiskCache: Sendable {
         return legacy == name ? [name] : [name, legacy]
     }
 
-    func loadIndexIfNeeded(_ state: inout State) {
-        guard !state.isIndexLoaded else { return }
-        (state.index, state.totalSize) = scan(now: Date())
-        state.isIndexLoaded = true
+    /// Marks the index as being built when nobody has built or started it; the caller then calls
+    /// ``buildIndexInBackground()`` once it has let go of the lock. Never waits: a scan of 100k
+    /// entries under the lock used to hold every store and read for seconds.
+    private func beginIndexBuildIfNeeded(_ state: inout State) -> Bool {
+        guard !state.isIndexLoaded, state.journal == nil else { return false }
+        state.journal = [:]
+        indexBuild.enter()
+        return true
+    }
+
+    /// Scans the directory without the lock, then lays what changed meanwhile over it, and keeps
+    /// the size limit the stores in between could not (they had no total to check).
+    private func buildIndexInBackground() {
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let (scanned, _) = scan(now: Date())
+            indexScanHook?()
+            state.withLock { state in
+                // nil: a sweep or a clear built a complete index meanwhile; it stands.
+                guard let journal = state.journal else { return }
+                var index = scanned
+                for (name, change) in journal { index[name] = change }
+                state.replaceIndex(index, totalSize: index.values.reduce(0) { $0 + $1.totalSize })
+                let limit = state.config.maxDiskSize
+                if limit > 0, state.totalSize > limit { trim(&state, to: limit / 2, keeping: nil) }
+            }
+            indexBuild.leave()
+        }
+    }
+
+    /// Returns once the index is built, starting the build if nobody has.
+    private func waitForIndex() {
+        if state.withLock({ beginIndexBuildIfNeeded(&$0) }) { buildIndexInBackground() }
+        indexBuild.wait()
     }
 
     /// Reads the directory into a fresh index; removes temp files older than an hour and sidecars

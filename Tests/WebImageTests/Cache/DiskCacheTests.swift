@@ -381,6 +381,32 @@ struct DiskCacheTests {
         #expect(cache.totalCount == 3 && cache.totalSize == 157)
     }
 
+    @Test("stores, removals and reads go on while the index is built off the lock; the merged index equals a fresh scan, and the size limit is kept after it")
+    func indexBuiltOffTheLock() async throws {
+        let dir = try TemporaryCacheDirectory()
+        let seed = DiskCache(directory: dir.url)
+        for index in 0..<200 { try seed.store(bytes(50), forKey: "old\(index)") }
+        let hold = DispatchSemaphore(value: 0)
+        let scanned = Mutex(false)
+        let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(maxDiskSize: 5_000), refusesAttributes: false,
+                              indexScanHook: { scanned.withLock { $0 = true }; hold.wait() })
+        try cache.store(bytes(70), forKey: "new0")  // starts the build and does not wait for it
+        #expect(await eventually { scanned.withLock { $0 } })
+        // The build is held after its scan: everything below happens before the merge.
+        try cache.store(bytes(30), forKey: "new1")
+        cache.removeData(forKey: "old0")
+        try cache.store(bytes(90), forKey: "old1")
+        #expect(cache.data(forKey: "old2")?.count == 50)
+        try FileManager.default.removeItem(atPath: cache.path(forKey: "old3"))
+        #expect(cache.data(forKey: "old3") == nil)
+        hold.signal()
+        // 10,040 bytes were stored over a 5,000-byte limit while no total was known: the merge
+        // trims to half, and what it keeps is what a fresh scan finds.
+        #expect(cache.totalSize <= 2_500)
+        let fresh = DiskCache(directory: dir.url)
+        #expect(cache.totalCount == fresh.totalCount && cache.totalSize == fresh.totalSize)
+    }
+
     @Test func aFileRemovedElsewhereIsAMissAndLeavesTheIndex() throws {
         let dir = try TemporaryCacheDirectory()
         let cache = DiskCache(directory: dir.url)

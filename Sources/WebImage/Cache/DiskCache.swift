@@ -28,7 +28,8 @@ public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
 ///   a temp file, which lookups and sizes ignore and the next open or sweep removes after an hour.
 /// - The limits hold on every store: when a store takes the total over
 ///   ``DiskCacheConfig/maxDiskSize``, the oldest entries go until it is at most half (SD's rule),
-///   using a running total and an index built once, on first need — never a rescan per write.
+///   using a running total and an index built once, on first need, in the background (stores
+///   go on meanwhile; the limit is applied when the index is ready) — never a rescan per write.
 ///   ``removeExpiredData()`` rescans, which also repairs the index when other processes or
 ///   instances changed the directory.
 /// - Validators and extended data live in an extended attribute of the entry's file

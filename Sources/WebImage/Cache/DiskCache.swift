@@ -72,6 +72,9 @@ public final class DiskCache: Sendable {
         /// Non-nil while the index is being built in the background: the entries stored
         /// (or removed, nil) meanwhile, laid over the scan's result when it is merged.
         var journal: [String: Entry?]?
+        /// The entry stored last while the index was being built: the merge's trim keeps it, as
+        /// the store's own trim would have.
+        var lastStoredDuringBuild: String?
 
         /// Records a change of entry `name`: in the index once it is built, in the journal while
         /// it is being built, nowhere before (the scan will find the files).
@@ -93,6 +96,7 @@ public final class DiskCache: Sendable {
             self.totalSize = totalSize
             isIndexLoaded = true
             journal = nil
+            lastStoredDuringBuild = nil
         }
     }
 
@@ -275,6 +279,7 @@ public final class DiskCache: Sendable {
                 DiskCacheFiles.remove(metadataPath(name))
             }
             state.set(name, entry)
+            if state.journal != nil { state.lastStoredDuringBuild = name }
             if state.isIndexLoaded, limit > 0, state.totalSize > limit {
                 trim(&state, to: limit / 2, keeping: name)
             }
@@ -389,9 +394,10 @@ public final class DiskCache: Sendable {
                 guard let journal = state.journal else { return }
                 var index = scanned
                 for (name, change) in journal { index[name] = change }
+                let keeping = state.lastStoredDuringBuild
                 state.replaceIndex(index, totalSize: index.values.reduce(0) { $0 + $1.totalSize })
                 let limit = state.config.maxDiskSize
-                if limit > 0, state.totalSize > limit { trim(&state, to: limit / 2, keeping: nil) }
+                if limit > 0, state.totalSize > limit { trim(&state, to: limit / 2, keeping: keeping) }
             }
             indexBuild.leave()
         }

@@ -367,6 +367,7 @@ struct DiskCacheTests {
         let dir = try TemporaryCacheDirectory()
         let cache = DiskCache(directory: dir.url)
         try cache.store(bytes(100), forKey: "a")
+        #expect(cache.totalCount == 1)  // the index is built (in the background; this waits for it)
         // Another process adds a file behind this instance's back.
         #expect(FileManager.default.createFile(atPath: dir.path + "/" + CacheKeys.diskFileName(forKey: "b"), contents: bytes(50)))
         try cache.store(bytes(100), forKey: "c")

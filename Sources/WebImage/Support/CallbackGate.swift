@@ -89,24 +89,31 @@ final class CallbackGate<Event: Sendable>: Sendable {
         return delivered
     }
 
-    /// Closes the gate: cancels the attached task, delivers `final` (if any) inside this call,
-    /// and returns only when no delivery is in flight — nothing arrives afterwards. Returns
-    /// whether the gate was open.
+    /// Closes the gate: delivers `final` (if any) inside this call, returns only when no delivery
+    /// is in flight — nothing arrives afterwards — and cancels the attached task. Returns whether
+    /// the gate was open.
+    ///
+    /// The task is cancelled after the delivery lock is let go: its cancellation handlers run
+    /// right here and reach other gates (a shared load's download answering its token), whose
+    /// deliveries may be waiting for this gate's lock to hand it a progress report — cancelling
+    /// under the lock deadlocked in a fresh-clone CI run (SharedLoadsTests.cancelDuringProgress).
     @discardableResult
     func cancel(delivering final: Event?) -> Bool {
         var wasOpen = false
+        var task: Task<Void, Never>?
         serialized {
-            let (sink, task) = state.withLock { state -> ((@Sendable (Event) -> Void)?, Task<Void, Never>?) in
+            let taken = state.withLock { state -> ((@Sendable (Event) -> Void)?, Task<Void, Never>?) in
                 guard state.sink != nil else { return (nil, nil) }
                 state.isCancelled = true
                 defer { state.sink = nil; state.task = nil }
                 return (state.sink, state.task)
             }
-            guard let sink else { return }
+            guard let sink = taken.0 else { return }
             wasOpen = true
-            task?.cancel()
+            task = taken.1
             if let final { run { sink(final) } }
         }
+        task?.cancel()
         return wasOpen
     }
 

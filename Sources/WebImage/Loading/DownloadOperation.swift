@@ -21,8 +21,8 @@ struct DownloadEnvironment: Sendable {
 /// and leave with their ``DownloadToken``; the request stops when the last one leaves. A finished
 /// or cancelled operation takes no new callers, so it is never reused.
 ///
-/// Callbacks go out on one serial queue per operation, which is also where the final decode
-/// runs: progress never overtakes a completion, and no NIO event loop ever decodes.
+/// Callbacks go out on one serial queue per operation, so progress never overtakes a completion;
+/// the final decode runs on ``ImageWorkQueue/decoding``, never on an NIO event loop.
 final class DownloadOperation: DownloadQueueItem {
     enum Phase { case waiting, running, finishing, done }
 

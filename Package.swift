@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Deque for the download and work queues (FIFO and LIFO at both ends in O(1)).
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // DownloadRequest/DownloadResponse speak swift-http-types, as AsyncHTTPClient, Hummingbird and OpenAPI apps do.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // `swift package generate-documentation` (scripts/docs) for Sources/WebImage/WebImage.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -42,6 +44,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .executableTarget(

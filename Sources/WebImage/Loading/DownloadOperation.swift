@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Dispatch
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -148,10 +149,8 @@ final class DownloadOperation: DownloadQueueItem {
             configuration.certificateVerification = .none
             tls = configuration
         }
-        var headers = HTTPHeaders()
-        for field in request.headers { headers.add(name: field.name, value: field.value) }
         return try HTTPClient.Request(
-            url: request.url, method: HTTPMethod(rawValue: request.method), headers: headers, body: nil,
+            url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: HTTPHeaders(request.headerFields), body: nil,
             tlsConfiguration: tls)
     }
 

@@ -1,14 +1,18 @@
 import Foundation
+import HTTPTypes
 
 /// The HTTP request a download sends, as a value a ``DownloadRequestModifying`` can change
-/// (SD hands its request modifier an `NSURLRequest`).
+/// (SD hands its request modifier an `NSURLRequest`). Its parts are swift-http-types' — the
+/// method and `HTTPFields` an AsyncHTTPClient, Hummingbird or OpenAPI app already holds — and
+/// ``httpRequest`` / ``init(_:timeout:)`` convert to and from a whole `HTTPRequest`.
 public struct DownloadRequest: Sendable, Hashable {
     /// Where to send it. A modifier may point it elsewhere (a CDN, a signed URL).
     public var url: URL
     /// `GET` unless a modifier says otherwise.
-    public var method: String
-    /// Headers as they will be sent (defaults, config, filter, validators, cookies applied).
-    public var headers: HTTPHeaderFields
+    public var method: HTTPRequest.Method
+    /// Header fields as they will be sent (defaults, config, filter, validators, cookies applied).
+    /// Names compare case-insensitively; repeated fields keep their order.
+    public var headerFields: HTTPFields
     /// Idle timeout in seconds (SD's `NSURLRequest.timeoutInterval`): the download fails with
     /// ``TransportError/timedOut(_:)`` when nothing arrives for this long — while connecting,
     /// waiting for the response head, or between body parts. Starts as
@@ -16,11 +20,23 @@ public struct DownloadRequest: Sendable, Hashable {
     /// request (connecting alone stays bounded by `downloadTimeout` too). `.infinity` = no idle limit.
     public var timeout: TimeInterval
 
-    public init(url: URL, method: String = "GET", headers: HTTPHeaderFields = [:], timeout: TimeInterval = 15) {
+    public init(url: URL, method: HTTPRequest.Method = .get, headerFields: HTTPFields = [:], timeout: TimeInterval = 15) {
         self.url = url
         self.method = method
-        self.headers = headers
+        self.headerFields = headerFields
         self.timeout = timeout
+    }
+
+    /// The request an `HTTPRequest` describes; `nil` when it has no absolute URL (no scheme or
+    /// authority, as a server-side request head).
+    public init?(_ request: HTTPRequest, timeout: TimeInterval = 15) {
+        guard let url = request.url else { return nil }
+        self.init(url: url, method: request.method, headerFields: request.headerFields, timeout: timeout)
+    }
+
+    /// This request as swift-http-types' `HTTPRequest` (its timeout is not part of one).
+    public var httpRequest: HTTPRequest {
+        HTTPRequest(method: method, url: url, headerFields: headerFields)
     }
 }
 
@@ -29,23 +45,34 @@ public struct DownloadRequest: Sendable, Hashable {
 public struct DownloadResponse: Sendable, Hashable {
     /// The URL that answered (the last one after redirects).
     public var url: URL
-    public var statusCode: Int
-    public var headers: HTTPHeaderFields
+    public var status: HTTPResponse.Status
+    public var headerFields: HTTPFields
 
-    public init(url: URL, statusCode: Int, headers: HTTPHeaderFields = [:]) {
+    public init(url: URL, status: HTTPResponse.Status, headerFields: HTTPFields = [:]) {
         self.url = url
-        self.statusCode = statusCode
-        self.headers = headers
+        self.status = status
+        self.headerFields = headerFields
     }
+
+    /// The response an `HTTPResponse` describes, as answered by `url`.
+    public init(_ response: HTTPResponse, url: URL) {
+        self.init(url: url, status: response.status, headerFields: response.headerFields)
+    }
+
+    /// This response head as swift-http-types' `HTTPResponse`.
+    public var httpResponse: HTTPResponse { HTTPResponse(status: status, headerFields: headerFields) }
+
+    /// The status code (SD's `NSHTTPURLResponse.statusCode`).
+    public var statusCode: Int { status.code }
 
     /// `Content-Length`, or -1 when absent or unreadable.
     public var expectedContentLength: Int64 {
-        headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } ?? -1
+        headerFields[.contentLength].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } ?? -1
     }
 
     /// The media type of `Content-Type` without parameters, lower-cased (`image/jpeg`).
     public var mimeType: String? {
-        guard let type = headers["Content-Type"] else { return nil }
+        guard let type = headerFields[.contentType] else { return nil }
         let bare = type.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
         return bare.isEmpty ? nil : bare
     }
@@ -53,18 +80,18 @@ public struct DownloadResponse: Sendable, Hashable {
     /// `ETag`, `Last-Modified` and the expiry from `Cache-Control: max-age` (or `Expires`),
     /// as the disk cache keeps them; `nil` when the response has none of them.
     public var validators: HTTPValidators? {
-        HTTPValidators(headers: headers, now: Date())
+        HTTPValidators(headerFields: headerFields, now: Date())
     }
 }
 
 extension HTTPValidators {
     /// Reads validators from response headers; `nil` when there are none. `no-store` and
     /// `no-cache` give an expiry of `now` (revalidate every time).
-    init?(headers: HTTPHeaderFields, now: Date) {
-        let etag = headers["ETag"]
-        let lastModified = headers["Last-Modified"]
+    init?(headerFields: HTTPFields, now: Date) {
+        let etag = headerFields[.eTag]
+        let lastModified = headerFields[.lastModified]
         var expiry: Date?
-        if let control = headers["Cache-Control"]?.lowercased() {
+        if let control = headerFields[.cacheControl]?.lowercased() {
             let directives = control.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if directives.contains("no-store") || directives.contains("no-cache") {
                 expiry = now
@@ -73,7 +100,7 @@ extension HTTPValidators {
                 expiry = now.addingTimeInterval(seconds)
             }
         }
-        if expiry == nil, let expires = headers["Expires"] {
+        if expiry == nil, let expires = headerFields[.expires] {
             // An unparsable Expires (often "0") means already expired (RFC 9111 §5.3).
             expiry = HTTPDate.parse(expires) ?? now
         }

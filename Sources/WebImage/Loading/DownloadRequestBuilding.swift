@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 extension ImageDownloader {
     /// The request for `url` as SD builds it: the downloader's headers, basic-auth credentials (where they apply),
@@ -7,17 +8,17 @@ extension ImageDownloader {
     func makeRequest(for url: URL, options: DownloaderOptions, context: ImageLoaderContext) -> DownloadRequest? {
         var headers = httpHeaders
         if let credential = config.credentials.first(where: { $0.applies(to: url) }) {
-            headers["Authorization"] = credential.headerValue
+            headers[.authorization] = credential.headerValue
         }
         if options.contains(.handleCookies), let cookies = config.cookieJar.cookieHeader(for: url) {
-            headers["Cookie"] = cookies
+            headers[.cookie] = cookies
         }
         if let validators = context.cachedValidators {
-            if let etag = validators.etag { headers["If-None-Match"] = etag }
-            if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
+            if let etag = validators.etag { headers[.ifNoneMatch] = etag }
+            if let lastModified = validators.lastModified { headers[.ifModifiedSince] = lastModified }
         }
         if let filter = config.headersFilter { headers = filter(url, headers) }
-        let request = DownloadRequest(url: url, headers: headers, timeout: config.downloadTimeout)
+        let request = DownloadRequest(url: url, headerFields: headers, timeout: config.downloadTimeout)
         guard let modifier = context.requestModifier ?? config.requestModifier else { return request }
         return modifier.modifiedRequest(request)
     }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -58,8 +59,8 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let url = state.withLock { $0.visitedURL } ?? operation.request.url
         var response = DownloadResponse(
-            url: url, statusCode: Int(head.status.code),
-            headers: HTTPHeaderFields(head.headers.map { (name: $0.name, value: $0.value) }))
+            url: url, status: HTTPResponse.Status(code: Int(head.status.code)),
+            headerFields: HTTPFields(head.headers))
         if let modifier = operation.context.responseModifier ?? config.responseModifier {
             guard let modified = modifier.modifiedResponse(response) else {
                 return fail(task, .invalidDownloadResponse(reason: "the response modifier returned nil"))
@@ -79,7 +80,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
                 return fail(task, .invalidDownloadStatusCode(response.statusCode))
             }
             guard config.accepts(contentType: response.mimeType) else {
-                return fail(task, .invalidDownloadContentType(response.headers["Content-Type"]))
+                return fail(task, .invalidDownloadContentType(response.headerFields[.contentType]))
             }
             if expected > config.maximumResponseSize {
                 return fail(task, .transport(.responseTooLarge(limit: config.maximumResponseSize)))

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// How an ``ImageDownloader`` downloads (SDWebImage's `SDWebImageDownloaderConfig`), fixed when
 /// the downloader is made. Defaults are SD's where SD has one.
@@ -38,12 +39,12 @@ public struct DownloaderConfig: Sendable {
     /// The `User-Agent` sent unless the headers say otherwise.
     public var userAgent: String = DownloaderConfig.defaultUserAgent
     /// Headers added to every request, over the defaults (`Accept`, `User-Agent`).
-    public var httpHeaders: HTTPHeaderFields = [:]
+    public var httpHeaders: HTTPFields = [:]
     /// Basic-auth credentials, each sent only to its own hosts and over https unless it allows
     /// plain http (SD's `username`/`password`, which go to every host). The first that applies wins.
     public var credentials: [DownloadCredential] = []
     /// Last word on each request's headers (SD's `headersFilter`).
-    public var headersFilter: (@Sendable (URL, HTTPHeaderFields) -> HTTPHeaderFields)?
+    public var headersFilter: (@Sendable (URL, HTTPFields) -> HTTPFields)?
     /// Applied to every request unless the context has its own.
     public var requestModifier: (any DownloadRequestModifying)?
     /// Applied to every response unless the context has its own.

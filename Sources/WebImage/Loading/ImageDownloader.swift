@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -17,7 +18,7 @@ public final class ImageDownloader: ImageLoader {
 
     private struct State {
         var operations: [DownloadShareKey: DownloadOperation] = [:]
-        var headers: HTTPHeaderFields
+        var headers: HTTPFields
         var isShutDown = false
     }
 
@@ -48,8 +49,8 @@ public final class ImageDownloader: ImageLoader {
         self.config = config
         self.client = client
         self.ownsClient = ownsClient
-        var headers: HTTPHeaderFields = ["Accept": DownloaderConfig.defaultAccept, "User-Agent": config.userAgent]
-        for field in config.httpHeaders { headers[field.name] = field.value }
+        var headers: HTTPFields = [.accept: DownloaderConfig.defaultAccept, .userAgent: config.userAgent]
+        headers.overlay(config.httpHeaders)
         state = Mutex(State(headers: headers))
         queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder)
     }
@@ -140,15 +141,15 @@ public final class ImageDownloader: ImageLoader {
     // MARK: Headers
 
     /// The headers every request starts with: `Accept`, `User-Agent` and the config's.
-    public var httpHeaders: HTTPHeaderFields { state.withLock { $0.headers } }
+    public var httpHeaders: HTTPFields { state.withLock { $0.headers } }
 
     /// Sets (or with `nil` removes) a header for every later request (SD's
     /// `setValue:forHTTPHeaderField:`).
-    public func setValue(_ value: String?, forHTTPHeaderField field: String) {
+    public func setValue(_ value: String?, forHTTPHeaderField field: HTTPField.Name) {
         state.withLock { $0.headers[field] = value }
     }
 
-    public func value(forHTTPHeaderField field: String) -> String? {
+    public func value(forHTTPHeaderField field: HTTPField.Name) -> String? {
         state.withLock { $0.headers[field] }
     }
 

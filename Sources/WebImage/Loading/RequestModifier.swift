@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// Changes the request before it is sent, or vetoes it (SDWebImage's
 /// `SDWebImageDownloaderRequestModifier` protocol). Returning `nil` fails the download with
 /// ``WebImageError/invalidDownloadOperation(reason:)`` (2000).
@@ -11,11 +13,11 @@ public struct RequestModifier: DownloadRequestModifying {
 
     public init(_ body: @escaping @Sendable (DownloadRequest) -> DownloadRequest?) { self.body = body }
 
-    /// Sets headers and keeps everything else (SD's `initWithHeaders:`).
-    public init(headers: HTTPHeaderFields) {
+    /// Sets header fields (replacing any of the same name) and keeps everything else (SD's `initWithHeaders:`).
+    public init(headerFields: HTTPFields) {
         self.init { request in
             var request = request
-            for field in headers { request.headers[field.name] = field.value }
+            request.headerFields.overlay(headerFields)
             return request
         }
     }

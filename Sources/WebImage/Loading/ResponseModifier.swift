@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// Changes the response head before it is validated, or vetoes it (SDWebImage's
 /// `SDWebImageDownloaderResponseModifier`). Returning `nil` fails the download with
 /// ``WebImageError/invalidDownloadResponse(reason:)`` (2003) and stops the transfer.
@@ -11,13 +13,13 @@ public struct ResponseModifier: DownloadResponseModifying {
 
     public init(_ body: @escaping @Sendable (DownloadResponse) -> DownloadResponse?) { self.body = body }
 
-    /// Replaces status code and headers (SD's `initWithStatusCode:version:headers:`); `nil`
+    /// Replaces status and header fields (SD's `initWithStatusCode:version:headers:`); `nil`
     /// leaves that part alone.
-    public init(statusCode: Int? = nil, headers: HTTPHeaderFields? = nil) {
+    public init(status: HTTPResponse.Status? = nil, headerFields: HTTPFields? = nil) {
         self.init { response in
             var response = response
-            if let statusCode { response.statusCode = statusCode }
-            if let headers { response.headers = headers }
+            if let status { response.status = status }
+            if let headerFields { response.headerFields = headerFields }
             return response
         }
     }

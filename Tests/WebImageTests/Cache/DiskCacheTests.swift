@@ -44,7 +44,7 @@ struct TemporaryCacheDirectory: ~Copyable {
     /// Whether this directory's file system takes user xattrs (tmpfs before Linux 6.6 does not).
     func supportsAttributes() -> Bool {
         let probe = path + "/.probe"
-        FileManager.default.createFile(atPath: probe, contents: nil)
+        _ = FileManager.default.createFile(atPath: probe, contents: nil)
         defer { unlink(probe) }
         return setxattr(probe, "user.webimage.probe", "x", 1, 0) == 0
     }

@@ -6,7 +6,7 @@ import Testing
 struct DownloadHeadersTests {
     @Test("default Accept and User-Agent; set, override and remove headers")
     func defaultHeaders() async throws {
-        try await withOrigin({ $0.httpHeaders = ["X-App": "1"] }) { origin, downloader in
+        try await withOrigin({ $0.httpHeaders = [HTTPField.Name("X-App")!: "1"] }) { origin, downloader in
             origin.route("/h.png", .fixture("png-rgb.png"))
             _ = try await downloader.loadImage(with: origin.url("/h.png"))
             let first = try #require(origin.requests("/h.png").first)
@@ -14,10 +14,10 @@ struct DownloadHeadersTests {
             #expect(first.header("user-agent") == DownloaderConfig.defaultUserAgent)
             #expect(first.header("x-app") == "1")
 
-            downloader.setValue("custom/1", forHTTPHeaderField: "user-agent")
-            downloader.setValue(nil, forHTTPHeaderField: "Accept")
-            downloader.setValue("yes", forHTTPHeaderField: "X-Extra")
-            #expect(downloader.value(forHTTPHeaderField: "X-EXTRA") == "yes")
+            downloader.setValue("custom/1", forHTTPHeaderField: HTTPField.Name("user-agent")!)
+            downloader.setValue(nil, forHTTPHeaderField: .accept)
+            downloader.setValue("yes", forHTTPHeaderField: HTTPField.Name("X-Extra")!)
+            #expect(downloader.value(forHTTPHeaderField: HTTPField.Name("X-EXTRA")!) == "yes")
             _ = try await downloader.loadImage(with: origin.url("/h.png"))
             let second = try #require(origin.requests("/h.png").last)
             #expect(second.header("user-agent") == "custom/1")
@@ -31,8 +31,8 @@ struct DownloadHeadersTests {
         try await withOrigin({ config in
             config.headersFilter = { url, headers in
                 var headers = headers
-                headers["X-Path"] = url.path
-                headers["User-Agent"] = nil
+                headers[HTTPField.Name("X-Path")!] = url.path
+                headers[.userAgent] = nil
                 return headers
             }
         }) { origin, downloader in
@@ -52,7 +52,7 @@ struct DownloadHeadersTests {
             let modifier = RequestModifier { request in
                 var request = request
                 request.url = URL(string: "http://127.0.0.1:\(port)/real.png")!
-                request.headers["X-Signed"] = "abc"
+                request.headerFields[HTTPField.Name("X-Signed")!] = "abc"
                 return request
             }
             let result = try await downloader.loadImage(
@@ -78,7 +78,7 @@ struct DownloadHeadersTests {
     func responseModifier() async throws {
         try await withOrigin({ $0.acceptableContentTypes = ["image/png"] }) { origin, downloader in
             origin.route("/octet", .body(.fixture("png-rgb.png"), contentType: "application/octet-stream"))
-            let fix = ResponseModifier(headers: ["Content-Type": "image/png"])
+            let fix = ResponseModifier(headerFields: [.contentType: "image/png"])
             let result = try await downloader.loadImage(with: origin.url("/octet"), context: ImageLoaderContext(responseModifier: fix))
             #expect(result.response?.mimeType == "image/png")
             let veto = ResponseModifier { _ in nil }

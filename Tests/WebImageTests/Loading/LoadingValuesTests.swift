@@ -1,33 +1,54 @@
 import Foundation
+import NIOHTTP1
 import Testing
 @testable import WebImage
 
 @Suite("Loading values: headers, validators, dates, cookies")
 struct LoadingValuesTests {
-    @Test("header fields: case-insensitive, ordered, repeated fields kept")
-    func headerFields() {
-        var headers: HTTPHeaderFields = ["Accept": "a", "Set-Cookie": "x=1"]
-        headers.add("set-cookie", "y=2")
-        #expect(headers["accept"] == "a")
-        #expect(headers.values(for: "SET-COOKIE") == ["x=1", "y=2"])
-        headers["Set-Cookie"] = "z=3"
-        #expect(headers.values(for: "set-cookie") == ["z=3"])
-        headers["ACCEPT"] = nil
-        #expect(headers["Accept"] == nil)
-        #expect(headers.fields.map(\.name) == ["Set-Cookie"])
+    @Test("requests and responses are swift-http-types values: names compare case-insensitively, == included; round trips")
+    func httpTypes() throws {
+        let lower = try #require(HTTPField.Name("x-app"))
+        let upper = try #require(HTTPField.Name("X-APP"))
+        var request = DownloadRequest(url: URL(string: "https://example.com/a.png?x=1")!, headerFields: [lower: "1", .setCookie: "x=1"])
+        request.headerFields.append(HTTPField(name: .setCookie, value: "y=2"))
+        #expect(request.headerFields[upper] == "1")
+        #expect(request.headerFields[values: .setCookie] == ["x=1", "y=2"])
+        // HTTPHeaderFields' == compared names case-sensitively although documented otherwise.
+        #expect(DownloadRequest(url: request.url, headerFields: [lower: "1"]) == DownloadRequest(url: request.url, headerFields: [upper: "1"]))
+
+        let http = request.httpRequest
+        #expect(http.method == .get && http.scheme == "https" && http.authority == "example.com" && http.path == "/a.png?x=1")
+        #expect(DownloadRequest(http, timeout: request.timeout) == request)
+        #expect(DownloadRequest(HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/a.png")) == nil)
+
+        let response = DownloadResponse(url: request.url, status: .notModified, headerFields: [.eTag: "\"1\""])
+        #expect(response.statusCode == 304 && response.httpResponse.status == .notModified)
+        #expect(DownloadResponse(response.httpResponse, url: request.url) == response)
+    }
+
+    @Test("over HTTP/1.1 the cookie fields go as one Cookie line, every other field as it is")
+    func http1Fields() {
+        var fields: HTTPFields = [.accept: "image/*"]
+        fields[.cookie] = "a=1; b=2"
+        fields.append(HTTPField(name: .accept, value: "*/*"))
+        #expect(fields[values: .cookie] == ["a=1", "b=2"])  // HTTPFields splits them, as HTTP/2 sends them
+        let headers = HTTPHeaders(fields)
+        #expect(headers["cookie"] == ["a=1; b=2"])
+        #expect(headers["accept"] == ["image/*", "*/*"])
+        #expect(HTTPFields(headers)[values: .accept] == ["image/*", "*/*"])
     }
 
     @Test("validators from ETag, Last-Modified, max-age, Expires, no-cache")
     func validators() throws {
         let now = Date(timeIntervalSince1970: 1_000_000)
-        let maxAge = try #require(HTTPValidators(headers: ["ETag": "W/\"1\"", "Cache-Control": "public, max-age=300"], now: now))
+        let maxAge = try #require(HTTPValidators(headerFields: [.eTag: "W/\"1\"", .cacheControl: "public, max-age=300"], now: now))
         #expect(maxAge.etag == "W/\"1\"")
         #expect(maxAge.expirationDate == now.addingTimeInterval(300))
-        let expires = try #require(HTTPValidators(headers: ["Expires": "Sun, 06 Nov 1994 08:49:37 GMT"], now: now))
+        let expires = try #require(HTTPValidators(headerFields: [.expires: "Sun, 06 Nov 1994 08:49:37 GMT"], now: now))
         #expect(expires.expirationDate == Date(timeIntervalSince1970: 784_111_777))
-        #expect(HTTPValidators(headers: ["Expires": "0"], now: now)?.expirationDate == now)
-        #expect(HTTPValidators(headers: ["Cache-Control": "no-cache"], now: now)?.expirationDate == now)
-        #expect(HTTPValidators(headers: ["Content-Type": "image/png"], now: now) == nil)
+        #expect(HTTPValidators(headerFields: [.expires: "0"], now: now)?.expirationDate == now)
+        #expect(HTTPValidators(headerFields: [.cacheControl: "no-cache"], now: now)?.expirationDate == now)
+        #expect(HTTPValidators(headerFields: [.contentType: "image/png"], now: now) == nil)
     }
 
     @Test("HTTP dates in all three forms")

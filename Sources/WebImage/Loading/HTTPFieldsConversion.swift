@@ -1,0 +1,29 @@
+import HTTPTypes
+import NIOHTTP1
+
+extension HTTPFields {
+    /// Replaces each name `other` has with `other`'s fields of that name, keeping the rest: how
+    /// config headers go over the defaults and a modifier's over the request's.
+    mutating func overlay(_ other: HTTPFields) {
+        for name in Set(other.map(\.name)) { self[fields: name] = other[fields: name] }
+    }
+
+    /// The fields of a response head AsyncHTTPClient parsed. NIO's parser accepts only token
+    /// names, so none is dropped in practice; a name HTTPTypes would refuse is left out.
+    init(_ headers: HTTPHeaders) {
+        self.init(headers.compactMap { field in
+            HTTPField.Name(field.name).map { HTTPField(name: $0, value: field.value) }
+        })
+    }
+}
+
+extension HTTPHeaders {
+    /// The fields to send over HTTP/1.1. `HTTPFields` keeps each cookie as its own `Cookie` field
+    /// (as HTTP/2 sends them); HTTP/1.1 allows one `Cookie` line (RFC 6265 §5.4), so they are
+    /// joined with "; " again.
+    init(_ fields: HTTPFields) {
+        self.init()
+        for field in fields where field.name != .cookie { add(name: field.name.rawName, value: field.value) }
+        if let cookie = fields[.cookie] { add(name: HTTPField.Name.cookie.rawName, value: cookie) }
+    }
+}

@@ -128,8 +128,11 @@ struct PrefetchCommandTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         process.interrupt()
-        let stdout = await Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
+        let stdout = try await onOwnThread {
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return stdout
+        }
         #expect(process.terminationStatus == 130)
         #expect(String(decoding: stdout, as: UTF8.self).hasPrefix("finished 1, skipped 0 in "))
         #expect(DiskCache(directory: cache).totalCount == 1)

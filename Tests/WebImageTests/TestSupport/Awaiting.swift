@@ -12,3 +12,14 @@ func eventually(timeout: Duration = .seconds(30), _ condition: @Sendable () -> B
     }
     return true
 }
+
+/// Runs blocking `work` (waiting for a child process, reading a pipe to its end) on a thread of its
+/// own. Not on Swift concurrency's threads, which every running test shares, and not on GCD's
+/// global queue either: on Linux that queue adds a thread for blocked ones only every few seconds
+/// (a job queued behind 8 blocked ones waited 5.5 s), and the library answers loads through it —
+/// CLI specs blocking it once starved every load in the suite for 20 s and failed three prefetcher specs.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}

@@ -35,12 +35,9 @@ enum CLIRunner {
             stderr: String(decoding: stderr, as: UTF8.self))
     }
 
-    /// The same, for async tests: the blocking wait runs on a dispatch thread, not on one of the
-    /// few threads Swift concurrency shares between all running tests.
+    /// The same, for async tests: the blocking wait runs on a thread of its own (``onOwnThread(_:)``).
     static func run(_ arguments: [String]) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Swift.Result { try run(arguments) }) }
-        }
+        try await onOwnThread { try run(arguments) }
     }
 
     /// A fresh temporary directory, removed by the caller.

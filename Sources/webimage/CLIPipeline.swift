@@ -32,7 +32,10 @@ struct CLIPipeline {
         return URL(fileURLWithPath: argument)
     }
 
+    /// Ends the HTTP client and lets the disk cache finish what it owes (writes, the size trim of
+    /// a first store into an existing directory) before the process exits.
     func shutdown() async {
         try? await downloader.shutdown()
+        await cache.waitForPendingDiskWork()
     }
 }

@@ -403,6 +403,14 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// Returns once an index build under way — started by the first store, in the background —
+    /// has merged and trimmed to the size limit; at once when none is. A process about to exit
+    /// calls it, or the trim a store left to the build is lost with the process and the
+    /// directory stays over its limit until the next run.
+    public func waitForPendingIndexBuild() {
+        indexBuild.wait()
+    }
+
     /// Returns once the index is built, starting the build if nobody has.
     private func waitForIndex() {
         if state.withLock({ beginIndexBuildIfNeeded(&$0) }) { buildIndexInBackground() }

@@ -28,6 +28,8 @@ public final class ImageCache: ImageCaching {
     /// Writes land in the order they were asked for (a clear after a background store never finds
     /// the entry coming back), although encodes finish out of order.
     private let writeOrder = Mutex(DiskWriteOrder())
+    /// Disk writes asked for and not yet landed (``waitForPendingDiskWork()``).
+    private let pendingWrites = DispatchGroup()
 
     /// A cache whose disk tier is `directory`, or `DiskCache.defaultDirectory(namespace:)`.
     public init(
@@ -186,6 +188,16 @@ public final class ImageCache: ImageCaching {
         await io(barrier: true) { self.diskCache.removeExpiredData() }
     }
 
+    /// Returns once every disk write asked for so far has landed (encodes included) and the disk
+    /// cache's index build, with the trim it owes, is done. Call it before the process exits (the
+    /// CLI does): a store's callback may come later, and the build runs in the background.
+    public func waitForPendingDiskWork() async {
+        await withCheckedContinuation { continuation in
+            pendingWrites.notify(queue: ioQueue) { continuation.resume() }
+        }
+        await io { self.diskCache.waitForPendingIndexBuild() }
+    }
+
     /// Bytes on disk (SD's `totalDiskSize`).
     public func totalDiskSize() async -> Int { await io { self.diskCache.totalSize } }
 
@@ -252,26 +264,31 @@ public final class ImageCache: ImageCaching {
         completion: @escaping @Sendable ((any Error)?) -> Void
     ) {
         let ticket = writeOrder.withLock { $0.ticket(for: key) }
+        pendingWrites.enter()
+        let finish: @Sendable ((any Error)?) -> Void = { error in
+            completion(error)
+            self.pendingWrites.leave()
+        }
         let write: @Sendable (Data) -> Void = { bytes in
             self.ioQueue.async(flags: .barrier) {
-                guard self.writeOrder.withLock({ $0.land(ticket, for: key) }) else { return completion(nil) }
+                guard self.writeOrder.withLock({ $0.land(ticket, for: key) }) else { return finish(nil) }
                 do {
                     try self.diskCache.store(bytes, forKey: key, validators: validators)
-                    completion(nil)
+                    finish(nil)
                 } catch {
-                    completion(error)
+                    finish(error)
                 }
             }
         }
         if let data { return write(data) }
-        guard let image else { return completion(nil) }
+        guard let image else { return finish(nil) }
         let (coders, options) = (self.coders, config.encodeOptions)
         ImageWorkQueue.processing.async {
             do {
                 write(try ImageDiskEncoding.data(for: image, coders: coders, options: options))
             } catch {
                 _ = self.writeOrder.withLock { $0.land(ticket, for: key) }
-                completion(error)
+                finish(error)
             }
         }
     }

@@ -408,6 +408,28 @@ struct DiskCacheTests {
         #expect(cache.totalCount == fresh.totalCount && cache.totalSize == fresh.totalSize)
     }
 
+    @Test("waitForPendingIndexBuild returns only after the background build merged and trimmed (a CLI run exits after it)")
+    func waitingForTheIndexBuild() async throws {
+        let dir = try TemporaryCacheDirectory()
+        let seed = DiskCache(directory: dir.url)
+        for index in 0..<100 { try seed.store(bytes(100), forKey: "old\(index)") }
+        let hold = DispatchSemaphore(value: 0)
+        let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(maxDiskSize: 4_000), refusesAttributes: false,
+                              indexScanHook: { hold.wait() })
+        DiskCache(directory: dir.url).waitForPendingIndexBuild()  // no build under way: returns at once
+        try cache.store(bytes(100), forKey: "new")  // over the limit; the trim is left to the build
+        let waited = Mutex(false)
+        Thread.detachNewThread {
+            cache.waitForPendingIndexBuild()
+            waited.withLock { $0 = true }
+        }
+        #expect(!(await eventually(timeout: .milliseconds(200)) { waited.withLock { $0 } }), "returned while the build was held")
+        hold.signal()
+        #expect(await eventually { waited.withLock { $0 } })
+        let fresh = DiskCache(directory: dir.url)
+        #expect(fresh.totalSize <= 2_000 && fresh.containsData(forKey: "new"))
+    }
+
     @Test func aFileRemovedElsewhereIsAMissAndLeavesTheIndex() throws {
         let dir = try TemporaryCacheDirectory()
         let cache = DiskCache(directory: dir.url)

@@ -124,6 +124,27 @@ struct ImageWorkQueueTests {
         #expect(await cache.diskImageData(forKey: "slow") != nil)
     }
 
+    @Test("waitForPendingDiskWork returns once a write still encoding has landed")
+    func waitForPendingDiskWork() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-pending-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gate = DispatchSemaphore(value: 0)
+        let entered = Flag()
+        let cache = ImageCache(directory: directory, coders: ImageCodersManager(coders: [GatedEncoder(gate: gate, entered: entered)]))
+        let image = try PNGCoder().decode(try Fixtures.data("png-rgb.png"), options: .default).with(originalData: .some(nil))
+        cache.store(image, data: nil, forKey: "slow", cacheType: .disk, completion: nil)
+        #expect(await eventually { entered.isRaised })
+        let waited = Flag()
+        let waiter = Task {
+            await cache.waitForPendingDiskWork()
+            waited.raise()
+        }
+        #expect(!(await eventually(timeout: .milliseconds(200)) { waited.isRaised }), "returned while the encode was held")
+        gate.signal()
+        await waiter.value
+        #expect(DiskCache(directory: directory).containsData(forKey: "slow"))
+    }
+
     @Test("writes land in the order asked for although encodes finish later: a later store or a clear wins")
     func writeOrder() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-order-\(UUID().uuidString)")

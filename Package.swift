@@ -5,6 +5,7 @@ let package = Package(
     name: "WebImage",
     products: [
         .library(name: "WebImage", targets: ["WebImage"]),
+        .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -21,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // DownloadRequest/DownloadResponse speak swift-http-types, as AsyncHTTPClient, Hummingbird and OpenAPI apps do.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // WebImageServer (issue 13): Hummingbird serves, swift-crypto signs (thumbor's HMAC-SHA1).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // `swift package generate-documentation` (scripts/docs) for Sources/WebImage/WebImage.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -47,10 +51,25 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The image server: thumbor's URL syntax on the WebImage pipeline, embeddable in any Hummingbird app.
+        .target(
+            name: "WebImageServer",
+            dependencies: [
+                "WebImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         .executableTarget(
             name: "webimage",
             dependencies: [
                 "WebImage",
+                "WebImageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -59,6 +78,7 @@ let package = Package(
             name: "WebImageTests",
             dependencies: [
                 "WebImage",
+                "WebImageServer",
                 // A downloader on the app's own HTTPClient.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

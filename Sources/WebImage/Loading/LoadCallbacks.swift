@@ -20,6 +20,9 @@ final class LoadCallbacks: Sendable {
     }
 
     var isCompleted: Bool { !gate.isOpen }
+
+    /// The task doing the work: cancelled when the caller cancels (after the answer went out).
+    func attach(_ task: Task<Void, Never>) { gate.attach(task) }
     var isCancelled: Bool { gate.isCancelled }
 
     func deliverProgress(_ value: ImageLoaderProgress) {

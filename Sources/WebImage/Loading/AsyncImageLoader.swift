@@ -1,0 +1,54 @@
+import Foundation
+
+/// An ``ImageLoader`` written as one async function: the callback form (an operation that
+/// answers once and never after cancel) comes with it, on the same gate every WebImage loader
+/// uses. Cancelling the operation cancels the task running ``load(_:options:context:progress:)``.
+/// Callers use ``ImageLoader``'s `loadImage` or `requestImage` as with any loader.
+public protocol AsyncImageLoader: ImageLoader {
+    /// Loads `url`; throws ``WebImageError/cancelled`` when the task is cancelled.
+    func load(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgressHandler?
+    ) async throws(WebImageError) -> ImageLoaderResult
+}
+
+extension AsyncImageLoader {
+    @discardableResult
+    public func requestImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
+    ) -> any WebImageOperation {
+        let operation = TaskLoadOperation(progress: progress, completion: completed)
+        let callbacks = operation.callbacks
+        let progress: ImageLoaderProgressHandler? = callbacks.wantsProgress ? { @Sendable in callbacks.deliverProgress($0) } : nil
+        operation.attach(Task {
+            callbacks.complete(await result(of: url, options: options, context: context, progress: progress))
+        })
+        return operation
+    }
+
+    private func result(
+        of url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async -> Result<ImageLoaderResult, WebImageError> {
+        do throws(WebImageError) {
+            return .success(try await load(url, options: options, context: context, progress: progress))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// The operation of an ``AsyncImageLoader`` load: its callbacks and the task behind them.
+final class TaskLoadOperation: WebImageOperation {
+    let callbacks: LoadCallbacks
+
+    init(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion) {
+        callbacks = LoadCallbacks(progress: progress, completion: completion)
+    }
+
+    func attach(_ task: Task<Void, Never>) { callbacks.attach(task) }
+
+    var isCancelled: Bool { callbacks.isCancelled }
+
+    func cancel() { callbacks.cancel() }
+}

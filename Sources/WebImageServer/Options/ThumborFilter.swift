@@ -1,0 +1,55 @@
+import Foundation
+
+/// One filter of a thumbor path, `name(arg,arg)`, as written. Which filters mean something is the
+/// processor's business: an unknown one is kept here and ignored there (with a log line, as thumbor does).
+public struct ThumborFilter: Sendable, Hashable, CustomStringConvertible {
+    public var name: String
+    public var arguments: [String]
+
+    public init(name: String, arguments: [String] = []) {
+        self.name = name
+        self.arguments = arguments
+    }
+
+    public var description: String { "\(name)(\(arguments.joined(separator: ",")))" }
+
+    /// `f(a):g(b,c)` → two filters. Arguments may hold `:` and `/` (a watermark's URL), so the
+    /// list is split at `:` only between a `)` and the next name.
+    static func parseList(_ text: Substring) throws(ThumborPathError) -> [ThumborFilter] {
+        var filters: [ThumborFilter] = []
+        var rest = text
+        while !rest.isEmpty {
+            guard let open = rest.firstIndex(of: "("), let close = closingParenthesis(in: rest, after: open) else {
+                throw .badFilter(String(rest))
+            }
+            let name = rest[..<open]
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw .badFilter(String(rest))
+            }
+            let inside = rest[rest.index(after: open)..<close]
+            let arguments = inside.isEmpty ? [] : inside.split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            filters.append(ThumborFilter(name: String(name), arguments: arguments))
+            rest = rest[rest.index(after: close)...]
+            if rest.first == ":" { rest = rest.dropFirst() } else if !rest.isEmpty { throw .badFilter(String(rest)) }
+        }
+        return filters
+    }
+
+    /// The `)` that ends the argument list opened at `open`, nested parentheses counted.
+    private static func closingParenthesis(in text: Substring, after open: Substring.Index) -> Substring.Index? {
+        var depth = 0
+        var index = open
+        while index < text.endIndex {
+            switch text[index] {
+            case "(": depth += 1
+            case ")":
+                depth -= 1
+                if depth == 0 { return index }
+            default: break
+            }
+            index = text.index(after: index)
+        }
+        return nil
+    }
+}

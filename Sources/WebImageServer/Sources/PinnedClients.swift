@@ -1,0 +1,86 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+import WebImage
+
+/// One ``ImageDownloader`` per checked (host, address) pair, each on an `HTTPClient` whose
+/// `dnsOverride` sends that host to that address only — TLS still verifies the host's name — and
+/// which never follows a redirect on its own (``SourceLoader`` checks each hop first). The host is
+/// resolved and checked again for every request; a pair is kept while it is used so keep-alive
+/// connections are reused, and shut down after `idleLifetime` unused (longer than any source
+/// download may take, since shutting a client down cancels what it still runs); at most
+/// `capacity` at once (the least recently used goes first).
+final class PinnedClients: Sendable {
+    private struct Entry {
+        let downloader: ImageDownloader
+        let client: HTTPClient
+        var lastUsed: ContinuousClock.Instant
+    }
+
+    private let config: DownloaderConfig
+    private let idleLifetime: Duration
+    private let capacity: Int
+    private let entries = Mutex<[String: Entry]>([:])
+
+    init(config: DownloaderConfig, idleLifetime: Duration = .seconds(120), capacity: Int = 64) {
+        self.config = config
+        self.idleLifetime = idleLifetime
+        self.capacity = capacity
+    }
+
+    /// The downloader that connects `target.host` to `target.address` and nowhere else.
+    func downloader(for target: SourceResolver.Target) -> ImageDownloader {
+        let key = "\(target.host)|\(target.address)"
+        let now = ContinuousClock.now
+        let (downloader, retired) = entries.withLock { entries -> (ImageDownloader, [Entry]) in
+            var retired: [Entry] = []
+            for (name, entry) in entries where now - entry.lastUsed > idleLifetime {
+                retired.append(entry)
+                entries[name] = nil
+            }
+            if var entry = entries[key] {
+                entry.lastUsed = now
+                entries[key] = entry
+                return (entry.downloader, retired)
+            }
+            if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+                retired.append(oldest.value)
+                entries[oldest.key] = nil
+            }
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration(for: target))
+            let entry = Entry(downloader: ImageDownloader(config: config, client: client), client: client, lastUsed: now)
+            entries[key] = entry
+            return (entry.downloader, retired)
+        }
+        Self.retire(retired)
+        return downloader
+    }
+
+    /// Shuts every client down (the server's drain).
+    func shutdown() async {
+        let all = entries.withLock { entries in
+            defer { entries = [:] }
+            return Array(entries.values)
+        }
+        for entry in all { try? await entry.client.shutdown() }
+    }
+
+    private func clientConfiguration(for target: SourceResolver.Target) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.dnsOverride = [target.host: target.address.description]
+        configuration.redirectConfiguration = .disallow
+        let connect = TimeAmount.nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: connect)
+        configuration.decompression = .disabled
+        return configuration
+    }
+
+    /// A retired client finishes its in-flight requests (AsyncHTTPClient's shutdown waits for
+    /// them) off the caller's path.
+    private static func retire(_ entries: [Entry]) {
+        guard !entries.isEmpty else { return }
+        Task { for entry in entries { try? await entry.client.shutdown() } }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import OrderedCollections
+import Synchronization
+import WebImage
+
+/// Variants in memory (least recently used out first, by bytes) over WebImage's ``DiskCache``.
+/// Each disk entry carries its type, ETag and `Vary` in a one-line header before the bytes, so
+/// one read (one file, one rename when written) gives a consistent answer.
+public final class LocalResultCache: ResultCaching {
+    private struct Memory {
+        var entries: OrderedDictionary<String, CachedResult> = [:]
+        var bytes = 0
+    }
+
+    private let disk: DiskCache
+    private let memory = Mutex(Memory())
+    private let memoryLimit: Int
+    /// Disk reads and writes block; they run here, never on Swift concurrency's threads.
+    private let io = DispatchQueue(label: "WebImageServer.results", attributes: .concurrent)
+
+    public init(directory: URL, maxDiskBytes: Int, memoryBytes: Int) {
+        disk = DiskCache(directory: directory, config: DiskCacheConfig(maxDiskSize: maxDiskBytes))
+        memoryLimit = memoryBytes
+    }
+
+    public func result(forKey key: String) async -> CachedResult? {
+        let hit = memory.withLock { memory -> CachedResult? in
+            guard let hit = memory.entries.removeValue(forKey: key) else { return nil }
+            memory.entries[key] = hit  // now the most recent
+            return hit
+        }
+        if let hit { return hit }
+        let stored = await withCheckedContinuation { continuation in
+            io.async { continuation.resume(returning: self.disk.data(forKey: key)) }
+        }
+        guard let stored, let result = Self.decode(stored) else { return nil }
+        remember(result, forKey: key)
+        return result
+    }
+
+    public func store(_ result: CachedResult, forKey key: String) async {
+        remember(result, forKey: key)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            io.async(flags: .barrier) {
+                try? self.disk.store(Self.encode(result), forKey: key)
+                continuation.resume()
+            }
+        }
+    }
+
+    public func removeResult(forKey key: String) async {
+        memory.withLock { memory in
+            if let old = memory.entries.removeValue(forKey: key) { memory.bytes -= old.data.count }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            io.async(flags: .barrier) {
+                self.disk.removeData(forKey: key)
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Waits for the disk index build and its trim (before the process exits).
+    public func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            io.async(flags: .barrier) {
+                self.disk.waitForPendingIndexBuild()
+                continuation.resume()
+            }
+        }
+    }
+
+    private func remember(_ result: CachedResult, forKey key: String) {
+        guard result.data.count <= memoryLimit / 8 else { return }  // one huge variant must not flush the rest
+        memory.withLock { memory in
+            if let old = memory.entries.removeValue(forKey: key) { memory.bytes -= old.data.count }
+            memory.entries[key] = result
+            memory.bytes += result.data.count
+            while memory.bytes > memoryLimit, let oldest = memory.entries.elements.first {
+                memory.entries.removeFirst()
+                memory.bytes -= oldest.value.data.count
+            }
+        }
+    }
+
+    private static let magic = "webimage-result/1"
+
+    static func encode(_ result: CachedResult) -> Data {
+        var data = Data("\(magic) \(result.contentType) \(result.etag) \(result.variesByAccept ? 1 : 0)\n".utf8)
+        data.append(result.data)
+        return data
+    }
+
+    static func decode(_ data: Data) -> CachedResult? {
+        guard let newline = data.prefix(512).firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let fields = String(decoding: data[data.startIndex..<newline], as: UTF8.self).split(separator: " ")
+        guard fields.count == 4, fields[0] == magic else { return nil }
+        return CachedResult(data: Data(data[(newline + 1)...]), contentType: String(fields[1]), etag: String(fields[2]),
+                            variesByAccept: fields[3] == "1")
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// An encoded variant as served: bytes, type, strong ETag, and whether it varies by `Accept`.
+public struct CachedResult: Sendable, Hashable {
+    public var data: Data
+    public var contentType: String
+    public var etag: String
+    public var variesByAccept: Bool
+
+    public init(data: Data, contentType: String, etag: String, variesByAccept: Bool) {
+        self.data = data
+        self.contentType = contentType
+        self.etag = etag
+        self.variesByAccept = variesByAccept
+    }
+}
+
+/// Where variants are kept between requests. The default keeps them on this machine
+/// (``LocalResultCache``); a fleet plugs in a shared tier (Redis, say) behind the same protocol.
+public protocol ResultCaching: Sendable {
+    func result(forKey key: String) async -> CachedResult?
+    func store(_ result: CachedResult, forKey key: String) async
+    func removeResult(forKey key: String) async
+}

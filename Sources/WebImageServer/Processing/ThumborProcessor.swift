@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import WebImage
+
+/// Turns a decoded source into the variant a thumbor path asks for, with WebImage's transformers:
+/// geometry (``ThumborGeometry``: crop, then scale), flips, then the filters in the order given.
+///
+/// Filters understood: `format(jpeg|png|webp|gif)`, `quality(0–100)`, `blur(radius[,sigma])`,
+/// `rotate(degrees)` (multiples of 90, counter-clockwise, as thumbor), `round_corner(a[|b],r,g,b[,1])`
+/// (one radius; `1` = transparent corners), `fill(color|transparent)` (flattens transparency onto the
+/// colour), `grayscale()`, `no_upscale()`, `upscale()`, `strip_icc()` and `strip_exif()` (WebImage's
+/// encoders write neither, so both always hold), `max_bytes(n)` (lower quality until the output
+/// fits). Any other filter is ignored with a log line, as thumbor does.
+public struct ThumborProcessor: Sendable {
+    /// What the request asked of the encoder.
+    public struct Output: Sendable, Hashable {
+        /// `format(...)`, or nil for the negotiated one.
+        public var format: ImageFormat?
+        public var quality: Int?
+        public var maxBytes: Int?
+    }
+
+    let path: ThumborPath
+    let logger: Logger
+
+    public init(path: ThumborPath, logger: Logger = Logger(label: "WebImageServer")) {
+        self.path = path
+        self.logger = logger
+    }
+
+    /// The encoder settings the filters ask for; throws for a value no encoder can honour.
+    public func output() throws(ThumborPathError) -> Output {
+        var output = Output()
+        for filter in path.filters {
+            switch filter.name {
+            case "format":
+                guard let name = filter.arguments.first?.lowercased(),
+                      let format = ["jpeg": ImageFormat.jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif][name]
+                else { throw .badFilter(filter.description) }
+                output.format = format
+            case "quality":
+                guard let value = filter.arguments.first.flatMap({ Int($0) }), (0...100).contains(value) else {
+                    throw .badFilter(filter.description)
+                }
+                output.quality = value
+            case "max_bytes":
+                guard let value = filter.arguments.first.flatMap({ Int($0) }), value > 0 else { throw .badFilter(filter.description) }
+                output.maxBytes = value
+            default:
+                break
+            }
+        }
+        return output
+    }
+
+    /// The size the variant will have, from the source's size alone (the output-pixel limit is
+    /// checked on this before any work).
+    public func outputSize(forSource size: PixelSize) -> PixelSize {
+        geometry(forSource: size).size
+    }
+
+    /// The variant's pixels. Returns nil when a transformer cannot apply.
+    public func process(_ image: Image) -> Image? {
+        let source = image.uprightSize
+        let geometry = geometry(forSource: source)
+        var transformers: [any ImageTransformer] = []
+        if geometry.region != PixelRect(x: 0, y: 0, width: source.width, height: source.height) {
+            transformers.append(CroppingTransformer(rect: geometry.region))
+        }
+        if geometry.size != PixelSize(width: geometry.region.width, height: geometry.region.height) {
+            transformers.append(ResizingTransformer(size: geometry.size, scaleMode: .fill))
+        }
+        if path.flipHorizontally || path.flipVertically {
+            transformers.append(FlippingTransformer(horizontal: path.flipHorizontally, vertical: path.flipVertically))
+        }
+        for filter in path.filters {
+            if let transformer = transformer(for: filter) { transformers.append(transformer) }
+        }
+        guard !transformers.isEmpty else { return image }
+        return PipelineTransformer(transformers).transform(image, forKey: "")
+    }
+
+    private func geometry(forSource size: PixelSize) -> ThumborGeometry {
+        let names = Set(path.filters.map(\.name))
+        return ThumborGeometry(source: size, path: path, upscale: names.contains("upscale"), noUpscale: names.contains("no_upscale"))
+    }
+
+    private func transformer(for filter: ThumborFilter) -> (any ImageTransformer)? {
+        let numbers = filter.arguments.map { Double($0) }
+        switch filter.name {
+        case "format", "quality", "max_bytes", "no_upscale", "upscale", "strip_icc", "strip_exif":
+            return nil  // encoder settings or geometry, handled elsewhere
+        case "grayscale":
+            return GrayscaleTransformer()
+        case "blur":
+            guard let radius = numbers.first ?? nil, radius > 0 else { return nil }
+            return BlurTransformer(radius: min(numbers.count > 1 ? numbers[1] ?? radius : radius, 150))
+        case "rotate":
+            guard let degrees = numbers.first ?? nil, degrees.truncatingRemainder(dividingBy: 90) == 0 else { return nil }
+            return RotationTransformer(angle: degrees * .pi / 180, fitSize: true)
+        case "round_corner":
+            guard let radiusText = filter.arguments.first, let radius = Double(radiusText.split(separator: "|")[0]), radius > 0 else { return nil }
+            return RoundCornerTransformer(cornerRadius: radius)
+        case "fill":
+            guard let color = filter.arguments.first.flatMap(Self.color), color.a > 0 else { return nil }
+            return FillTransformer(color: color)
+        default:
+            logger.info("ignoring unknown filter", metadata: ["filter": "\(filter.name)"])
+            return nil
+        }
+    }
+
+    /// thumbor's colours: a name it knows, or hex `rgb`/`rrggbb`; `transparent`.
+    static func color(_ text: String) -> RGBA? {
+        let named: [String: RGBA] = [
+            "white": RGBA(r: 255, g: 255, b: 255), "black": RGBA(r: 0, g: 0, b: 0), "red": RGBA(r: 255, g: 0, b: 0),
+            "green": RGBA(r: 0, g: 128, b: 0), "blue": RGBA(r: 0, g: 0, b: 255), "transparent": RGBA(r: 0, g: 0, b: 0, a: 0),
+        ]
+        let lower = text.lowercased()
+        if let color = named[lower] { return color }
+        let hex = lower.hasPrefix("#") ? String(lower.dropFirst()) : lower
+        guard hex.count == 3 || hex.count == 6, let value = UInt32(hex, radix: 16) else { return nil }
+        if hex.count == 3 {
+            func expand(_ nibble: UInt32) -> UInt8 { UInt8(nibble * 17) }
+            return RGBA(r: expand(value >> 8 & 0xF), g: expand(value >> 4 & 0xF), b: expand(value & 0xF))
+        }
+        return RGBA(r: UInt8(value >> 16 & 0xFF), g: UInt8(value >> 8 & 0xFF), b: UInt8(value & 0xFF))
+    }
+}
+
+/// thumbor's `grayscale()`: Rec. 601 luma in every channel, alpha kept.
+struct GrayscaleTransformer: ImageTransformer {
+    var transformerKey: String { "GrayscaleTransformer" }
+
+    func transform(_ image: Image, forKey key: String) -> Image? {
+        image.transformingPixels { pixels in
+            var index = 0
+            while index < pixels.count {
+                let luma = (299 * Int(pixels[index]) + 587 * Int(pixels[index + 1]) + 114 * Int(pixels[index + 2]) + 500) / 1000
+                pixels[index] = UInt8(luma)
+                pixels[index + 1] = UInt8(luma)
+                pixels[index + 2] = UInt8(luma)
+                index += 4
+            }
+        }
+    }
+}
+
+/// thumbor's `fill(color)`: transparent areas take the colour (the image is flattened onto it).
+struct FillTransformer: ImageTransformer {
+    let color: RGBA
+    var transformerKey: String { "FillTransformer(\(color))" }
+
+    func transform(_ image: Image, forKey key: String) -> Image? {
+        let frames = image.frames.map { ImageFrame(bitmap: $0.bitmap.flattened(over: color), duration: $0.duration) }
+        return Image(frames: frames, loopCount: image.loopCount, scale: image.scale, orientation: image.orientation,
+                     format: image.format, originalData: nil, hasAlpha: false)
+    }
+}
+
+extension Image {
+    /// This image with EXIF orientation applied (what the geometry is computed on).
+    var uprightSize: PixelSize {
+        orientation.swapsDimensions ? PixelSize(width: height, height: width) : pixelSize
+    }
+
+    /// Every frame's RGBA bytes changed in place by `body` (orientation and timing kept).
+    func transformingPixels(_ body: (inout [UInt8]) -> Void) -> Image? {
+        let frames = frames.map { frame -> ImageFrame in
+            var pixels = frame.bitmap.pixels
+            body(&pixels)
+            return ImageFrame(bitmap: Bitmap(width: frame.bitmap.width, height: frame.bitmap.height, pixels: pixels), duration: frame.duration)
+        }
+        return Image(frames: frames, loopCount: loopCount, scale: scale, orientation: orientation,
+                     format: format, originalData: nil, hasAlpha: hasAlpha)
+    }
+}

@@ -1,0 +1,212 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import WebImage
+
+/// thumbor's HTTP API on the WebImage pipeline: sources through WebImage's manager (source cache of
+/// original bytes, shared loads, typed errors, decode limits) with the server's checked, pinned
+/// ``SourceLoader``; variants made by ``ThumborProcessor`` on WebImage's processing queue, encoded
+/// by its coders, kept in a ``ResultCaching``. Add it to any Hummingbird router with
+/// ``addRoutes(to:)``, or run it alone with `webimage serve`.
+public final class ImageServer: Sendable {
+    public let configuration: ImageServerConfiguration
+    let signer: URLSigner
+    let sourceCache: ImageCache
+    let manager: ImageManager
+    let results: any ResultCaching
+    let clients: PinnedClients
+    let admission: WorkAdmission
+    let sharedWork = SharedWork<CachedResult>()
+    let coders: ImageCodersManager
+    let logger: Logger
+
+    /// A server with `configuration`; `resultCache` replaces the local one (a shared tier).
+    public init(
+        configuration: ImageServerConfiguration, resultCache: (any ResultCaching)? = nil,
+        logger: Logger = Logger(label: "WebImageServer")
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        signer = URLSigner(keys: configuration.securityKeys)
+        let directory = configuration.cacheDirectory ?? DiskCache.defaultDirectory(namespace: "server")
+        var cacheConfig = ImageCacheConfig()
+        cacheConfig.disk = DiskCacheConfig(maxDiskSize: configuration.maxCacheBytes)
+        cacheConfig.memory = MemoryCacheConfig(costLimit: configuration.memoryCacheBytes, usesWeakCache: false)
+        sourceCache = ImageCache(directory: directory.appendingPathComponent("sources"), config: cacheConfig)
+        var downloads = DownloaderConfig()
+        downloads.maximumResponseSize = configuration.maxSourceBytes
+        downloads.downloadTimeout = configuration.sourceTimeout
+        downloads.maxConcurrentDownloads = configuration.concurrency
+        clients = PinnedClients(config: downloads)
+        let resolver = SourceResolver(
+            addressPolicy: AddressPolicy(allowsLoopback: configuration.allowLoopbackSources),
+            allowedHosts: configuration.allowedSourceHosts)
+        let loader = SourceLoader(resolver: resolver, clients: clients, maximumRedirects: configuration.maxRedirects)
+        manager = ImageManager(cache: sourceCache, loader: loader)
+        results = resultCache ?? LocalResultCache(
+            directory: directory.appendingPathComponent("results"), maxDiskBytes: configuration.maxCacheBytes,
+            memoryBytes: configuration.memoryCacheBytes)
+        admission = WorkAdmission(width: configuration.concurrency, queueLimit: configuration.queueLimit)
+        coders = .shared
+    }
+
+    /// `GET /healthz`, `GET /readyz` and thumbor's image paths (every other GET).
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("/healthz") { _, _ in Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n"))) }
+        router.get("/readyz") { [self] _, _ in
+            admission.isDraining
+                ? Self.plain(.serviceUnavailable, "draining\n")
+                : Self.plain(.ok, "ready\n")
+        }
+        router.get("**") { [self] request, _ in
+            var path = request.uri.path
+            if let query = request.uri.query, !query.isEmpty { path += "?" + query }
+            let answer = await respond(
+                toPath: path, accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch])
+            return answer.response
+        }
+    }
+
+    /// Stops taking work (``WorkAdmission/drain()``), then closes the source connections and
+    /// lets the caches finish their writes. Requests already running finish first when the HTTP
+    /// server drains them (Hummingbird's graceful shutdown).
+    public func shutdown() async {
+        admission.drain()
+        await clients.shutdown()
+        await sourceCache.waitForPendingDiskWork()
+        if let local = results as? LocalResultCache { await local.flush() }
+    }
+
+    // MARK: Answering
+
+    /// What a request for `path` gets: status, headers and body.
+    func respond(toPath path: String, accept: String?, ifNoneMatch: String?) async -> Answer {
+        do {
+            let request = try authorize(path)
+            let source = try sourceURL(request.source)
+            let output = try ThumborProcessor(path: request, logger: logger).output()
+            let negotiationKey = output.format == nil ? Self.acceptKey(accept) : "-"
+            let key = [request.canonicalOptions, negotiationKey, source.absoluteString].joined(separator: "|")
+            let result: CachedResult
+            if let hit = await results.result(forKey: key) {
+                result = hit
+            } else {
+                result = try await sharedWork.value(forKey: key) { [self] in
+                    try await admitted { try await make(request, source: source, output: output, accept: accept, key: key) }
+                }
+            }
+            return Answer(result: result, ifNoneMatch: ifNoneMatch, maxAge: configuration.resultMaxAge)
+        } catch let failure as ServerFailure {
+            return Answer(failure: failure)
+        } catch {
+            logger.error("unexpected failure", metadata: ["error": "\(error)"])
+            return Answer(failure: .badGateway)
+        }
+    }
+
+    /// Parses and checks the signature (or `unsafe/`, when allowed).
+    private func authorize(_ path: String) throws(ServerFailure) -> ThumborPath {
+        let request: ThumborPath
+        do {
+            request = try ThumborPath(parsing: path)
+        } catch .unsigned {
+            throw .forbiddenSignature
+        } catch {
+            throw .badRequest(error.description)
+        }
+        switch request.authorization {
+        case .unsafe:
+            guard configuration.allowUnsafe else { throw .forbiddenUnsafe }
+        case .signature(let signature):
+            // libthumbor signs the path as written before a client percent-encodes it.
+            let decoded = request.signedPart.removingPercentEncoding ?? request.signedPart
+            guard signer.isValid(signature, for: request.signedPart) || signer.isValid(signature, for: decoded) else {
+                throw .forbiddenSignature
+            }
+        }
+        return request
+    }
+
+    /// thumbor's rule: a source without a scheme is http; `http:/host` (a proxy merged the
+    /// slashes) is `http://host`.
+    private func sourceURL(_ source: String) throws(ServerFailure) -> URL {
+        var text = source
+        for scheme in ["http:/", "https:/"] where text.lowercased().hasPrefix(scheme) && !text.lowercased().hasPrefix(scheme + "/") {
+            text = scheme + "/" + text.dropFirst(scheme.count)
+        }
+        if !text.contains("://") { text = "http://" + text }
+        let allowed = CharacterSet.urlQueryAllowed.union(CharacterSet(charactersIn: "#%"))
+        guard let encoded = text.addingPercentEncoding(withAllowedCharacters: allowed), let url = URL(string: encoded),
+              url.host?.isEmpty == false else {
+            throw .badRequest("the source URL is malformed")
+        }
+        return url
+    }
+
+    private func admitted<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+        do {
+            return try await admission.run(work)
+        } catch let refusal as WorkAdmission.Refusal {
+            throw refusal == .draining ? ServerFailure.unavailable : ServerFailure.busy
+        }
+    }
+
+    /// Fetches (or finds) the source, makes the variant and stores it.
+    private func make(
+        _ request: ThumborPath, source: URL, output: ThumborProcessor.Output, accept: String?, key: String
+    ) async throws -> CachedResult {
+        let context = WebImageContext(maxPixelCount: configuration.maxSourcePixels)
+        let image: Image
+        do {
+            image = try await manager.loadImage(with: source, options: [.retryFailed], context: context).image
+        } catch {
+            logger.info("source failed", metadata: ["source": "\(source.host ?? "")", "error": "\(error)"])
+            throw ServerFailure(error)
+        }
+        let processor = ThumborProcessor(path: request, logger: logger)
+        let size = processor.outputSize(forSource: image.uprightSize)
+        guard size.width * size.height <= configuration.maxOutputPixels else { throw ServerFailure.tooLarge }
+        let coders = self.coders
+        let format = OutputFormat(requested: output.format, accept: accept, source: image) { coders.canEncode(to: $0) }
+        let encoded: Result<Data, ServerFailure> = await ImageWorkQueue.processing.run {
+            guard let variant = processor.process(image) else { return .failure(.badRequest("the options cannot be applied to this image")) }
+            return Self.encode(variant, as: format.format, output: output, coders: coders)
+        }
+        let data = try encoded.get()
+        let result = CachedResult(data: data, contentType: format.contentType, etag: Self.etag(data), variesByAccept: format.negotiated)
+        await results.store(result, forKey: key)
+        return result
+    }
+
+    /// Encodes at the asked quality; with `max_bytes`, lowers the quality until the bytes fit.
+    private static func encode(_ image: Image, as format: ImageFormat, output: ThumborProcessor.Output, coders: ImageCodersManager) -> Result<Data, ServerFailure> {
+        var quality = Double(output.quality ?? 80) / 100
+        while true {
+            let options = ImageEncodeOptions(quality: quality)
+            guard let data = try? coders.encode(image, as: format, options: options) else {
+                return .failure(.badRequest("the image cannot be written as \(format.rawValue)"))
+            }
+            guard let limit = output.maxBytes, data.count > limit, quality > 0.1, format == .jpeg || format == .webp else {
+                return .success(data)
+            }
+            quality -= 0.1
+        }
+    }
+
+    /// A strong validator of the bytes themselves.
+    static func etag(_ data: Data) -> String {
+        let digest = SHA256.hash(data: data)
+        return "\"" + digest.prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    /// The part of `Accept` that changes the answer (whether WebP is taken).
+    private static func acceptKey(_ accept: String?) -> String {
+        (OutputFormat.acceptedTypes(accept)["image/webp"] ?? 0) > 0 ? "webp" : "no-webp"
+    }
+
+    static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import WebImage
+
+/// Everything `webimage serve` can be told, with defaults safe for the internet: signed URLs only,
+/// public sources only, every size and time bounded.
+public struct ImageServerConfiguration: Sendable {
+    /// thumbor security keys, preferred first; a URL signed with any of them is accepted (rotation).
+    public var securityKeys: [String] = []
+    /// Accepts `/unsafe/` paths (thumbor's `ALLOW_UNSAFE_URL`). Off by default.
+    public var allowUnsafe = false
+    /// Lets sources on 127.0.0.0/8 and ::1 through (tests, local setups). Off by default.
+    public var allowLoopbackSources = false
+    /// Source hosts allowed (`host` or `*.suffix`); empty = any public host.
+    public var allowedSourceHosts: [String] = []
+    /// Bearer token for `DELETE /purge`; nil = purge disabled.
+    public var purgeToken: String?
+    /// Largest source body accepted. 20 MB.
+    public var maxSourceBytes: Int64 = 20 * 1024 * 1024
+    /// Largest source, in pixels, read from its header before decoding. 50 MP.
+    public var maxSourcePixels = 50_000_000
+    /// Largest variant, in pixels. 25 MP.
+    public var maxOutputPixels = 25_000_000
+    /// Most animation bytes decoded for one source (frames × width × height × 4). 256 MB.
+    public var maxAnimationBytes = 256 * 1024 * 1024
+    /// Redirects followed per source, each hop checked. 3.
+    public var maxRedirects = 3
+    /// Idle timeout of a source download, seconds. 10.
+    public var sourceTimeout: TimeInterval = 10
+    /// The most a request may take; past it the answer is 504. 30 s.
+    public var requestDeadline: Duration = .seconds(30)
+    /// Variants made at once; more wait in the queue.
+    public var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+    /// Requests that may wait for a slot; past it the answer is 429 with `Retry-After`.
+    public var queueLimit = 256
+    /// `Cache-Control: public, max-age` of variants. One year.
+    public var resultMaxAge = 365 * 24 * 3600
+    /// Where the source and result caches live; nil = `$XDG_CACHE_HOME/webimage/server`.
+    public var cacheDirectory: URL?
+    /// Disk budget of each cache (sources, results). 1 GB.
+    public var maxCacheBytes = 1024 * 1024 * 1024
+    /// Memory budget of hot variants. 64 MB.
+    public var memoryCacheBytes = 64 * 1024 * 1024
+
+    public init() {}
+
+    /// The settings as lines for the start-up log, secrets redacted.
+    public var redactedDescription: [String] {
+        [
+            "security keys: \(securityKeys.isEmpty ? "none" : "\(securityKeys.count) (redacted)")",
+            "unsafe URLs: \(allowUnsafe ? "allowed" : "refused")",
+            "loopback sources: \(allowLoopbackSources ? "allowed" : "refused")",
+            "source hosts: \(allowedSourceHosts.isEmpty ? "any public host" : allowedSourceHosts.joined(separator: ", "))",
+            "purge: \(purgeToken == nil ? "disabled" : "enabled (token redacted)")",
+            "limits: source \(maxSourceBytes) bytes, \(maxSourcePixels) px; output \(maxOutputPixels) px; \(maxRedirects) redirects; source timeout \(sourceTimeout) s; deadline \(requestDeadline)",
+            "work: \(concurrency) at once, \(queueLimit) waiting at most",
+            "cache: \(cacheDirectory?.path ?? "default directory"), \(maxCacheBytes) bytes per tier on disk, \(memoryCacheBytes) in memory",
+        ]
+    }
+}

@@ -1,0 +1,53 @@
+import HTTPTypes
+import WebImage
+
+/// A request's failure as the client sees it: a status and one plain sentence. Never a stack
+/// trace, a path on this machine, an internal address or a library's message — those go to the log.
+struct ServerFailure: Error, Equatable {
+    var status: HTTPResponse.Status
+    var message: String
+    var retryAfter: Int?
+
+    static func badRequest(_ message: String) -> Self { Self(status: .badRequest, message: message) }
+    static let forbiddenSignature = Self(status: .forbidden, message: "bad or missing URL signature")
+    static let forbiddenUnsafe = Self(status: .forbidden, message: "unsafe URLs are not allowed on this server")
+    static let forbiddenSource = Self(status: .forbidden, message: "the source URL is not allowed")
+    static let notFound = Self(status: .notFound, message: "the source image was not found")
+    static let badGateway = Self(status: .badGateway, message: "the source could not be fetched")
+    static let gatewayTimeout = Self(status: .gatewayTimeout, message: "the source did not answer in time")
+    static let tooLarge = Self(status: .contentTooLarge, message: "the image is larger than this server accepts")
+    static let notAnImage = Self(status: .unsupportedMediaType, message: "the source is not an image this server can read")
+    static let busy = Self(status: .tooManyRequests, message: "too many requests in progress, try again shortly", retryAfter: 1)
+    static let unavailable = Self(status: .serviceUnavailable, message: "the server is shutting down", retryAfter: 5)
+    static let timeout = Self(status: .gatewayTimeout, message: "the image took too long to make")
+
+    /// What a source load's typed error means for the client.
+    init(_ error: WebImageError) {
+        switch error {
+        case .invalidDownloadOperation(let reason) where reason.hasPrefix(SourceLoader.refusalPrefix):
+            self = .forbiddenSource
+        case .invalidURL:
+            self = .badRequest("the source URL is malformed")
+        case .invalidDownloadStatusCode(let status) where status == 404 || status == 410:
+            self = .notFound
+        case .badImageData(let reason) where reason.contains("over the decode limit"):
+            self = .tooLarge
+        case .badImageData, .invalidDownloadContentType:
+            self = .notAnImage
+        case .transport(.timedOut):
+            self = .gatewayTimeout
+        case .transport(.responseTooLarge):
+            self = .tooLarge
+        case .cancelled:
+            self = .unavailable
+        default:
+            self = .badGateway
+        }
+    }
+
+    private init(status: HTTPResponse.Status, message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+}

@@ -72,6 +72,7 @@ let package = Package(
                 "WebImage",
                 "WebImageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -17,7 +17,7 @@ struct WebImageCommand: AsyncParsableCommand {
             --cache-dir DIR picks another. `webimage help COMMAND` explains each command.
             """,
         subcommands: [
-            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DecodeCommand.self, ShowCommand.self,
+            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DecodeCommand.self, ShowCommand.self, ServeCommand.self,
             BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self, BenchDownloadCommand.self, BenchLoadsCommand.self,
         ]
     )

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import WebImage
+import WebImageServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve images by thumbor's URL syntax: fetch a source by URL, resize/crop/convert it, cache and answer.",
+        discussion: """
+            GET /SIGNATURE/[trim/][AxB:CxD/][fit-in/][-]WxH/[halign/][valign/][smart/][filters:f(a):g(b)/]SOURCE
+            (or /unsafe/... with --allow-unsafe). Signatures are thumbor's: HMAC-SHA1 of the path after the \
+            signature with a key from WEBIMAGE_SECURITY_KEY (comma-separated keys are all accepted, so a key \
+            can rotate), URL-safe base64. GET /healthz answers while the process is up, GET /readyz while it \
+            takes work.
+
+            Sources are http(s) only and must resolve to public addresses: loopback, private, link-local \
+            (169.254.169.254), CGNAT, multicast and reserved ranges are refused on every redirect hop, and the \
+            connection goes to the address that was checked. Ctrl-C or SIGTERM stops taking connections, \
+            finishes what is running and exits 0.
+
+            Example:
+              WEBIMAGE_SECURITY_KEY=secret webimage serve --port 8080
+              webimage serve --allow-unsafe &  curl -o t.jpg localhost:8080/unsafe/300x200/example.com/cat.jpg
+            """
+    )
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 = any free port; the one chosen is printed).") var port = 8080
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Cache directory (sources and results).", valueName: "DIR"))
+    var cacheDirectory: String?
+    @Flag(name: .customLong("allow-unsafe"), help: "Accept /unsafe/ paths (no signature).") var allowUnsafe = false
+    @Flag(name: .customLong("allow-loopback-sources"), help: "Let sources on 127.0.0.0/8 and ::1 through (tests, local setups).")
+    var allowLoopbackSources = false
+    @Option(name: .customLong("allow-source-host"), help: ArgumentHelp("Only fetch sources from this host (exact, or *.suffix); repeatable.", valueName: "HOST"))
+    var allowedSourceHosts: [String] = []
+    @Option(name: .customLong("max-source-bytes"), help: "Largest source body accepted.") var maxSourceBytes: Int64 = 20 * 1024 * 1024
+    @Option(name: .customLong("max-source-pixels"), help: "Largest source in pixels, read from its header.") var maxSourcePixels = 50_000_000
+    @Option(help: "Variants made at once (more wait; past --queue-limit the answer is 429).") var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+    @Option(name: .customLong("queue-limit"), help: "Requests that may wait for a slot.") var queueLimit = 256
+
+    func run() async throws {
+        var configuration = ImageServerConfiguration()
+        let environment = ProcessInfo.processInfo.environment
+        configuration.securityKeys = (environment["WEBIMAGE_SECURITY_KEY"] ?? "").split(separator: ",").map(String.init)
+        configuration.purgeToken = environment["WEBIMAGE_PURGE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.allowUnsafe = allowUnsafe
+        configuration.allowLoopbackSources = allowLoopbackSources
+        configuration.allowedSourceHosts = allowedSourceHosts
+        configuration.maxSourceBytes = maxSourceBytes
+        configuration.maxSourcePixels = maxSourcePixels
+        configuration.concurrency = concurrency
+        configuration.queueLimit = queueLimit
+        configuration.cacheDirectory = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        guard !configuration.securityKeys.isEmpty || allowUnsafe else {
+            throw ValidationError("set WEBIMAGE_SECURITY_KEY (thumbor's security key) or pass --allow-unsafe: otherwise every request is refused")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+
+        var logger = Logger(label: "webimage.serve")
+        logger.logLevel = environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .notice
+        let server = ImageServer(configuration: configuration, logger: logger)
+        let settings = configuration.redactedDescription
+        let host = self.host, port = self.port
+        let router = Router()
+        server.addRoutes(to: router)
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "webimage"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                let lines = ["webimage serve: listening on http://\(host):\(bound)"] + settings.map { "  " + $0 }
+                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            },
+            logger: logger)
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        await server.shutdown()
+    }
+}

@@ -85,7 +85,12 @@ public final class ImageServer: Sendable {
         do {
             let request = try authorize(path)
             let source = try sourceURL(request.source)
-            let output = try ThumborProcessor(path: request, logger: logger).output()
+            let output: ThumborProcessor.Output
+            do {
+                output = try ThumborProcessor(path: request, logger: logger).output()
+            } catch {
+                throw ServerFailure.badRequest(error.description)
+            }
             let negotiationKey = output.format == nil ? Self.acceptKey(accept) : "-"
             let key = [request.canonicalOptions, negotiationKey, source.absoluteString].joined(separator: "|")
             let result: CachedResult
@@ -135,8 +140,15 @@ public final class ImageServer: Sendable {
         for scheme in ["http:/", "https:/"] where text.lowercased().hasPrefix(scheme) && !text.lowercased().hasPrefix(scheme + "/") {
             text = scheme + "/" + text.dropFirst(scheme.count)
         }
-        if !text.contains("://") { text = "http://" + text }
-        let allowed = CharacterSet.urlQueryAllowed.union(CharacterSet(charactersIn: "#%"))
+        if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }),
+           !(text[text.index(after: colon)...].first?.isNumber ?? false) {
+            // A scheme of its own (file:, data:, gopher:): only http and https are fetched.
+            let scheme = text[..<colon].lowercased()
+            guard scheme == "http" || scheme == "https" else { throw .forbiddenSource }
+        } else {
+            text = "http://" + text
+        }
+        let allowed = CharacterSet.urlQueryAllowed.union(CharacterSet(charactersIn: "#%[]"))
         guard let encoded = text.addingPercentEncoding(withAllowedCharacters: allowed), let url = URL(string: encoded),
               url.host?.isEmpty == false else {
             throw .badRequest("the source URL is malformed")

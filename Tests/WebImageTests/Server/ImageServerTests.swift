@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import WebImage
+@testable import WebImageServer
+
+/// The decoded reply, for size and format checks.
+private func decoded(_ reply: ServerHarness.Reply) throws -> Image {
+    try ImageCodersManager.shared.decode(reply.body)
+}
+
+@Suite("webimage serve: thumbor requests over HTTP")
+struct ImageServerTests {
+    @Test("a resize answers the variant with its type, a strong ETag, a year's Cache-Control; the second ask is a cache hit; If-None-Match gets 304")
+    func resizeAndCache() async throws {
+        try await withImageServer { harness in
+            harness.origin.route("/a.jpg", .fixture("jpeg-baseline.jpg"))
+            let first = try await harness.get(harness.unsafe("24x16", "/a.jpg"))
+            #expect(first.status == 200)
+            #expect(first.header("content-type") == "image/jpeg")
+            #expect(first.header("cache-control") == "public, max-age=31536000")
+            let image = try decoded(first)
+            #expect(image.width == 24 && image.height == 16)
+            let etag = try #require(first.header("etag"))
+            #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))
+            let second = try await harness.get(harness.unsafe("24x16", "/a.jpg"))
+            #expect(second.body == first.body && second.header("etag") == etag)
+            #expect(harness.origin.requestCount("/a.jpg") == 1)
+            let revalidated = try await harness.get(harness.unsafe("24x16", "/a.jpg"), headers: [("If-None-Match", etag)])
+            #expect(revalidated.status == 304 && revalidated.body.isEmpty)
+        }
+    }
+
+    @Test("geometry: 0 keeps the ratio, fit-in fits without enlarging, a crop box cuts first, - flips")
+    func geometry() async throws {
+        try await withImageServer { harness in
+            harness.origin.route("/a.png", .fixture("png-rgb.png"))
+            let source = try ImageCodersManager.shared.decode(try Fixtures.data("png-rgb.png"))
+            let half = try decoded(try await harness.get(harness.unsafe("\(source.width / 2)x0", "/a.png")))
+            #expect(half.width == source.width / 2 && abs(half.height - source.height / 2) <= 1)
+            let fitted = try decoded(try await harness.get(harness.unsafe("fit-in/\(source.width * 4)x\(source.height * 4)", "/a.png")))
+            #expect(fitted.width == source.width && fitted.height == source.height, "fit-in never enlarges")
+            let cropped = try decoded(try await harness.get(harness.unsafe("0x0:10x8", "/a.png")))
+            #expect(cropped.width == 10 && cropped.height == 8)
+            #expect(cropped.bitmap[0, 0] == source.bitmap[0, 0])
+            let flipped = try decoded(try await harness.get(harness.unsafe("0x0:10x8/-10x8", "/a.png")))
+            #expect(flipped.bitmap[9, 0] == source.bitmap[0, 0])
+        }
+    }
+
+    @Test("format(): the filter wins and nothing varies; without it Accept decides, and the answer says Vary: Accept")
+    func formats() async throws {
+        try await withImageServer { harness in
+            harness.origin.route("/a.jpg", .fixture("jpeg-baseline.jpg"))
+            let webp = try await harness.get(harness.unsafe("20x0", "/a.jpg"), headers: [("Accept", "image/avif,image/webp,*/*;q=0.8")])
+            #expect(webp.header("content-type") == "image/webp" && webp.header("vary") == "Accept")
+            let plain = try await harness.get(harness.unsafe("20x0", "/a.jpg"), headers: [("Accept", "image/webp;q=0, */*")])
+            #expect(plain.header("content-type") == "image/jpeg" && plain.header("vary") == "Accept")
+            let forced = try await harness.get(harness.unsafe("20x0/filters:format(png):quality(50)", "/a.jpg"), headers: [("Accept", "image/webp")])
+            #expect(forced.header("content-type") == "image/png" && forced.header("vary") == nil)
+            #expect(try decoded(forced).format == .png)
+            #expect(harness.origin.requestCount("/a.jpg") == 1, "one source fetch serves every variant")
+        }
+    }
+
+    @Test("signed URLs from libthumbor are accepted; a wrong key, a tampered path or unsafe/ without --allow-unsafe get 403")
+    func signatures() async throws {
+        try await withImageServer({ $0.allowUnsafe = false; $0.securityKeys = ["new-key", "old-key"] }) { harness in
+            harness.origin.route("/a.png", .fixture("png-rgb.png"))
+            let source = "127.0.0.1:\(harness.origin.port)/a.png"
+            let urls = try await Libthumbor.urls(key: "old-key", ["dict(width=12, height=10, image_url='\(source)')"])
+            let wrong = try await Libthumbor.urls(key: "other", ["dict(width=12, height=10, image_url='\(source)')"])
+            let signed = try await harness.get(urls[0])
+            #expect(signed.status == 200)
+            #expect(try decoded(signed).width == 12)
+            #expect(try await harness.get(wrong[0]).status == 403)
+            #expect(try await harness.get(urls[0].replacingOccurrences(of: "12x10", with: "13x10")).status == 403)
+            let unsafe = try await harness.get(harness.unsafe("12x10", "/a.png"))
+            #expect(unsafe.status == 403 && String(decoding: unsafe.body, as: UTF8.self).contains("unsafe"))
+        }
+    }
+
+    @Test("sources on loopback are refused unless allowed, before any request reaches them; so is a redirect to a private address")
+    func ssrf() async throws {
+        try await withImageServer({ $0.allowLoopbackSources = false }) { harness in
+            harness.origin.route("/a.png", .fixture("png-rgb.png"))
+            for path in [harness.unsafe("10x10", "/a.png"), "/unsafe/10x10/localhost./a.png", "/unsafe/10x10/2130706433/a.png",
+                         "/unsafe/10x10/[::ffff:127.0.0.1]/a.png", "/unsafe/10x10/file:///etc/passwd"] {
+                let reply = try await harness.get(path)
+                #expect(reply.status == 403, "\(path)")
+            }
+            #expect(harness.origin.requests.isEmpty)
+        }
+        try await withImageServer { harness in
+            harness.origin.route("/meta", .redirect(to: "http://169.254.169.254/latest/meta-data/"))
+            harness.origin.route("/private", .redirect(to: "http://10.0.0.1/a.png", status: 301))
+            harness.origin.route("/hop", .redirect(to: "/a.png"))
+            harness.origin.route("/a.png", .fixture("png-rgb.png"))
+            let meta = try await harness.get(harness.unsafe("10x10", "/meta"))
+            #expect(meta.status == 403)
+            #expect(!String(decoding: meta.body, as: UTF8.self).contains("169.254"), "the body names no address")
+            #expect(try await harness.get(harness.unsafe("10x10", "/private")).status == 403)
+            #expect(try await harness.get(harness.unsafe("10x10", "/hop")).status == 200, "a checked hop is followed")
+        }
+    }
+
+    @Test("source failures map to 404, 415, 413, 502 with a plain body; bad paths to 400")
+    func failures() async throws {
+        try await withImageServer({ $0.maxSourceBytes = 100_000; $0.maxSourcePixels = 1000 }) { harness in
+            harness.origin.route("/html", .body(.bytes(Data("<html>hi</html>".utf8)), contentType: "text/html"))
+            harness.origin.route("/big", .hugeDeclaredLength(10_000_000))
+            harness.origin.route("/error", .status(500))
+            harness.origin.route("/many.jpg", .fixture("jpeg-baseline.jpg"))
+            let missing = try await harness.get(harness.unsafe("10x10", "/missing.png"))
+            #expect(missing.status == 404 && missing.header("content-type")?.hasPrefix("text/plain") == true)
+            #expect(try await harness.get(harness.unsafe("10x10", "/html")).status == 415)
+            #expect(try await harness.get(harness.unsafe("10x10", "/big")).status == 413)
+            #expect(try await harness.get(harness.unsafe("10x10", "/many.jpg")).status == 413, "48x32 is over a 1,000-pixel limit")
+            let failed = try await harness.get(harness.unsafe("10x10", "/error"))
+            #expect(failed.status == 502)
+            #expect(!String(decoding: failed.body, as: UTF8.self).contains("127.0.0.1"))
+            #expect(try await harness.get("/unsafe/10x10/filters:quality(500)/ORIGIN/a.png").status == 400)
+            #expect(try await harness.get("/unsafe/").status == 400)
+        }
+    }
+
+    @Test("100 identical cold requests make one source fetch and one variant; 5 widths of one source one fetch")
+    func merging() async throws {
+        try await withImageServer { harness in
+            let gate = OriginGate()
+            harness.origin.route("/a.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<100 { group.addTask { try await harness.get(harness.unsafe("30x20", "/a.jpg")).status } }
+                for width in 1...5 { group.addTask { try await harness.get(harness.unsafe("\(width * 5)x0", "/a.jpg")).status } }
+                #expect(await eventually { harness.origin.requestCount("/a.jpg") >= 1 })
+                try await Task.sleep(for: .milliseconds(200))
+                gate.open()
+                for try await status in group { #expect(status == 200) }
+            }
+            #expect(harness.origin.requestCount("/a.jpg") == 1)
+            #expect(harness.server.sharedWork.joined >= 1)
+        }
+    }
+
+    @Test("a full queue answers 429 with Retry-After at once; /readyz says ready, /healthz ok")
+    func busy() async throws {
+        try await withImageServer({ $0.concurrency = 1; $0.queueLimit = 0 }) { harness in
+            let gate = OriginGate()
+            harness.origin.route("/slow.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
+            harness.origin.route("/other.jpg", .fixture("jpeg-baseline.jpg"))
+            let held = Task { try await harness.get(harness.unsafe("10x10", "/slow.jpg")).status }
+            #expect(await eventually { harness.origin.inFlightRequests == 1 })
+            let refused = try await harness.get(harness.unsafe("10x10", "/other.jpg"))
+            #expect(refused.status == 429 && refused.header("retry-after") == "1")
+            #expect(try await harness.get("/readyz").status == 200)
+            #expect(try await harness.get("/healthz").status == 200)
+            gate.open()
+            #expect(try await held.value == 200)
+        }
+    }
+}

@@ -12,8 +12,8 @@ enum LoadBridge {
     ) async -> Result<ImageLoaderResult, WebImageError> {
         let state = Mutex(State())
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let operation = start { continuation.resume(returning: $0) }
+            await withHandOff { deliver in
+                let operation = start(deliver)
                 // A cancel that raced ahead of `start` returning is applied here.
                 let cancelNow = state.withLock { state in
                     state.operation = operation

@@ -88,8 +88,8 @@ public final class ImageWorkQueue: Sendable {
 
     /// Runs `job` in its turn and returns its result.
     public func run<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            self.async { continuation.resume(returning: job()) }
+        await withHandOff { deliver in
+            self.async { deliver(job()) }
         }
     }
 

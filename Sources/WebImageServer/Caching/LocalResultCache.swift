@@ -5,7 +5,8 @@ import WebImage
 
 /// Variants in memory (least recently used out first, by bytes) over WebImage's ``DiskCache``.
 /// Each disk entry carries its type, ETag and `Vary` in a one-line header before the bytes, so
-/// one read (one file, one rename when written) gives a consistent answer.
+/// one read (one file, one rename when written) gives a consistent answer. Each source has an
+/// index entry listing its variants' keys, so a purge removes every one of them.
 public final class LocalResultCache: ResultCaching {
     private struct Memory {
         var entries: OrderedDictionary<String, CachedResult> = [:]
@@ -38,27 +39,45 @@ public final class LocalResultCache: ResultCaching {
         return result
     }
 
-    public func store(_ result: CachedResult, forKey key: String) async {
+    public func store(_ result: CachedResult, forKey key: String, source: String) async {
         remember(result, forKey: key)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             io.async(flags: .barrier) {
                 try? self.disk.store(Self.encode(result), forKey: key)
+                var keys = self.variantKeys(of: source)
+                if !keys.contains(key) {
+                    keys.append(key)
+                    try? self.disk.store(Data(keys.joined(separator: "\n").utf8), forKey: Self.indexKey(source))
+                }
                 continuation.resume()
             }
         }
     }
 
-    public func removeResult(forKey key: String) async {
-        memory.withLock { memory in
-            if let old = memory.entries.removeValue(forKey: key) { memory.bytes -= old.data.count }
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    public func removeResults(forSource source: String) async -> Int {
+        let keys = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
             io.async(flags: .barrier) {
-                self.disk.removeData(forKey: key)
-                continuation.resume()
+                let keys = self.variantKeys(of: source)
+                for key in keys { self.disk.removeData(forKey: key) }
+                self.disk.removeData(forKey: Self.indexKey(source))
+                continuation.resume(returning: keys)
             }
         }
+        memory.withLock { memory in
+            for key in keys {
+                if let old = memory.entries.removeValue(forKey: key) { memory.bytes -= old.data.count }
+            }
+        }
+        return keys.count
     }
+
+    /// Runs on the io queue.
+    private func variantKeys(of source: String) -> [String] {
+        guard let data = disk.data(forKey: Self.indexKey(source)) else { return [] }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    private static func indexKey(_ source: String) -> String { "variants-of|" + source }
 
     /// Waits for the disk index build and its trim (before the process exits).
     public func flush() async {

@@ -19,6 +19,8 @@ public struct CachedResult: Sendable, Hashable {
 /// (``LocalResultCache``); a fleet plugs in a shared tier (Redis, say) behind the same protocol.
 public protocol ResultCaching: Sendable {
     func result(forKey key: String) async -> CachedResult?
-    func store(_ result: CachedResult, forKey key: String) async
-    func removeResult(forKey key: String) async
+    /// Keeps `result` under `key`, remembering that it was made from `source` (for purges).
+    func store(_ result: CachedResult, forKey key: String, source: String) async
+    /// Removes every variant stored from `source`; returns how many.
+    func removeResults(forSource source: String) async -> Int
 }

@@ -38,7 +38,7 @@ public struct URLSigner: Sendable {
             .replacingOccurrences(of: "/", with: "_")
     }
 
-    private static func constantTimeEquals(_ a: Data, _ b: Data) -> Bool {
+    static func constantTimeEquals(_ a: Data, _ b: Data) -> Bool {
         guard a.count == b.count else { return false }
         return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }

@@ -28,6 +28,12 @@ struct Answer {
         body = ByteBuffer(string: "\(failure.status.code) \(failure.status.reasonPhrase): \(failure.message)\n")
     }
 
+    init(json: String) {
+        status = .ok
+        headers = [.contentType: "application/json", .cacheControl: "no-store"]
+        body = ByteBuffer(string: json)
+    }
+
     var response: Response {
         Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
     }

@@ -51,13 +51,18 @@ public final class ImageServer: Sendable {
         coders = .shared
     }
 
-    /// `GET /healthz`, `GET /readyz` and thumbor's image paths (every other GET).
+    /// `GET /healthz`, `GET /readyz`, `DELETE /purge?url=SOURCE` and thumbor's image paths (every other GET).
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("/healthz") { _, _ in Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n"))) }
         router.get("/readyz") { [self] _, _ in
             admission.isDraining
                 ? Self.plain(.serviceUnavailable, "draining\n")
                 : Self.plain(.ok, "ready\n")
+        }
+        router.delete("/purge") { [self] request, _ in
+            let answer = await purge(source: request.uri.queryParameters["url"].map(String.init),
+                                     authorization: request.headers[.authorization])
+            return answer.response
         }
         router.get("**") { [self] request, _ in
             var path = request.uri.path
@@ -108,6 +113,23 @@ public final class ImageServer: Sendable {
             logger.error("unexpected failure", metadata: ["error": "\(error)"])
             return Answer(failure: .badGateway)
         }
+    }
+
+    /// Removes the source (memory and disk) and every variant made from it. Needs the purge token
+    /// as a bearer token; answers 404 when the server has none (purge off).
+    func purge(source text: String?, authorization: String?) async -> Answer {
+        guard let token = configuration.purgeToken else { return Answer(failure: ServerFailure(status: .notFound, message: "purge is not enabled on this server")) }
+        let given = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil } ?? ""
+        guard URLSigner.constantTimeEquals(Data(given.utf8), Data(token.utf8)) else {
+            return Answer(failure: ServerFailure(status: .unauthorized, message: "a valid bearer token is required"))
+        }
+        guard let text, !text.isEmpty else { return Answer(failure: .badRequest("purge needs ?url=SOURCE")) }
+        let source: URL
+        do { source = try sourceURL(text) } catch { return Answer(failure: error) }
+        let variants = await results.removeResults(forSource: source.absoluteString)
+        if let key = manager.cacheKey(for: source) { await sourceCache.removeImage(forKey: key, cacheType: .all) }
+        logger.notice("purged", metadata: ["variants": "\(variants)"])
+        return Answer(json: "{\"purged\":\(variants)}\n")
     }
 
     /// Parses and checks the signature (or `unsafe/`, when allowed).
@@ -187,7 +209,7 @@ public final class ImageServer: Sendable {
         }
         let data = try encoded.get()
         let result = CachedResult(data: data, contentType: format.contentType, etag: Self.etag(data), variesByAccept: format.negotiated)
-        await results.store(result, forKey: key)
+        await results.store(result, forKey: key, source: source.absoluteString)
         return result
     }
 

@@ -45,7 +45,7 @@ struct ServerFailure: Error, Equatable {
         }
     }
 
-    private init(status: HTTPResponse.Status, message: String, retryAfter: Int? = nil) {
+    init(status: HTTPResponse.Status, message: String, retryAfter: Int? = nil) {
         self.status = status
         self.message = message
         self.retryAfter = retryAfter

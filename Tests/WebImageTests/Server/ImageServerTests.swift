@@ -158,3 +158,26 @@ struct ImageServerTests {
         }
     }
 }
+
+@Suite("webimage serve: purge")
+struct ImageServerPurgeTests {
+    @Test("DELETE /purge with the bearer token removes the source and every variant; the next request fetches again")
+    func purge() async throws {
+        try await withImageServer({ $0.purgeToken = "t0ken" }) { harness in
+            harness.origin.route("/a.jpg", .fixture("jpeg-baseline.jpg"))
+            for width in [10, 20, 30] { _ = try await harness.get(harness.unsafe("\(width)x0", "/a.jpg")) }
+            #expect(harness.origin.requestCount("/a.jpg") == 1)
+            let source = "127.0.0.1:\(harness.origin.port)/a.jpg"
+            #expect(try await harness.delete("/purge?url=\(source)").status == 401)
+            #expect(try await harness.delete("/purge?url=\(source)", headers: [("Authorization", "Bearer wrong")]).status == 401)
+            let purged = try await harness.delete("/purge?url=\(source)", headers: [("Authorization", "Bearer t0ken")])
+            #expect(purged.status == 200 && String(decoding: purged.body, as: UTF8.self) == "{\"purged\":3}\n")
+            _ = try await harness.get(harness.unsafe("20x0", "/a.jpg"))
+            #expect(harness.origin.requestCount("/a.jpg") == 2, "source and variant were both gone")
+        }
+        try await withImageServer { harness in
+            let disabled = try await harness.delete("/purge?url=example.com/a.jpg", headers: [("Authorization", "Bearer x")])
+            #expect(disabled.status == 404)
+        }
+    }
+}

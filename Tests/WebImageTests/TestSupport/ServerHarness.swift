@@ -24,7 +24,16 @@ struct ServerHarness: Sendable {
 
     /// `path` on the server (a thumbor path; `ORIGIN` is replaced by the origin's `127.0.0.1:port`).
     func get(_ path: String, headers: [(String, String)] = []) async throws -> Reply {
+        try await send(.GET, path, headers: headers)
+    }
+
+    func delete(_ path: String, headers: [(String, String)] = []) async throws -> Reply {
+        try await send(.DELETE, path, headers: headers)
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)]) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)" + path.replacingOccurrences(of: "ORIGIN", with: "127.0.0.1:\(origin.port)"))
+        request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await client.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 64 * 1024 * 1024)

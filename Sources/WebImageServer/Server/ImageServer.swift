@@ -17,7 +17,8 @@ public final class ImageServer: Sendable {
     let results: any ResultCaching
     let clients: PinnedClients
     let admission: WorkAdmission
-    let sharedWork = SharedWork<CachedResult>()
+    let sharedWork: SharedWork<CachedResult>
+    let metrics = ServerMetrics()
     let coders: ImageCodersManager
     let logger: Logger
 
@@ -48,16 +49,22 @@ public final class ImageServer: Sendable {
             directory: directory.appendingPathComponent("results"), maxDiskBytes: configuration.maxCacheBytes,
             memoryBytes: configuration.memoryCacheBytes)
         admission = WorkAdmission(width: configuration.concurrency, queueLimit: configuration.queueLimit)
+        sharedWork = SharedWork { [metrics] in metrics.joined() }
         coders = .shared
     }
 
-    /// `GET /healthz`, `GET /readyz`, `DELETE /purge?url=SOURCE` and thumbor's image paths (every other GET).
+    /// `GET /healthz`, `GET /readyz`, `GET /metrics` (Prometheus text), `DELETE /purge?url=SOURCE`
+    /// and thumbor's image paths (every other GET).
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("/healthz") { _, _ in Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n"))) }
         router.get("/readyz") { [self] _, _ in
             admission.isDraining
                 ? Self.plain(.serviceUnavailable, "draining\n")
                 : Self.plain(.ok, "ready\n")
+        }
+        router.get("/metrics") { [self] _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text)))
         }
         router.delete("/purge") { [self] request, _ in
             let answer = await purge(source: request.uri.queryParameters["url"].map(String.init),
@@ -87,6 +94,13 @@ public final class ImageServer: Sendable {
 
     /// What a request for `path` gets: status, headers and body.
     func respond(toPath path: String, accept: String?, ifNoneMatch: String?) async -> Answer {
+        let started = ContinuousClock.now
+        let answer = await answer(toPath: path, accept: accept, ifNoneMatch: ifNoneMatch)
+        metrics.answered(status: answer.status.code, after: .now - started)
+        return answer
+    }
+
+    private func answer(toPath path: String, accept: String?, ifNoneMatch: String?) async -> Answer {
         do {
             let request = try authorize(path)
             let source = try sourceURL(request.source)
@@ -100,6 +114,7 @@ public final class ImageServer: Sendable {
             let key = [request.canonicalOptions, negotiationKey, source.absoluteString].joined(separator: "|")
             let result: CachedResult
             if let hit = await results.result(forKey: key) {
+                metrics.cache("result")
                 result = hit
             } else {
                 result = try await sharedWork.value(forKey: key) { [self] in
@@ -179,9 +194,14 @@ public final class ImageServer: Sendable {
     }
 
     private func admitted<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+        let queued = ContinuousClock.now
         do {
-            return try await admission.run(work)
+            return try await admission.run {
+                metrics.span("queue", .now - queued)
+                return try await work()
+            }
         } catch let refusal as WorkAdmission.Refusal {
+            metrics.refused(refusal == .draining ? "draining" : "busy")
             throw refusal == .draining ? ServerFailure.unavailable : ServerFailure.busy
         }
     }
@@ -192,8 +212,18 @@ public final class ImageServer: Sendable {
     ) async throws -> CachedResult {
         let context = WebImageContext(maxPixelCount: configuration.maxSourcePixels)
         let image: Image
+        let downloadStarted = ContinuousClock.now
         do {
-            image = try await manager.loadImage(with: source, options: [.retryFailed], context: context).image
+            let loaded = try await manager.loadImage(with: source, options: [.retryFailed], context: context)
+            image = loaded.image
+            switch loaded.cacheType {
+            case .memory: metrics.cache("source_memory")
+            case .disk: metrics.cache("source_disk")
+            default:
+                metrics.cache("origin")
+                metrics.fetched(bytes: loaded.data?.count ?? image.originalData?.count ?? 0)
+            }
+            metrics.span("download", .now - downloadStarted)
         } catch {
             logger.info("source failed", metadata: ["source": "\(source.host ?? "")", "error": "\(error)"])
             throw ServerFailure(error)
@@ -201,6 +231,8 @@ public final class ImageServer: Sendable {
         let processor = ThumborProcessor(path: request, logger: logger)
         let size = processor.outputSize(forSource: image.uprightSize)
         guard size.width * size.height <= configuration.maxOutputPixels else { throw ServerFailure.tooLarge }
+        let processingStarted = ContinuousClock.now
+        defer { metrics.span("processing", .now - processingStarted) }
         let coders = self.coders
         let format = OutputFormat(requested: output.format, accept: accept, source: image) { coders.canEncode(to: $0) }
         let encoded: Result<Data, ServerFailure> = await ImageWorkQueue.processing.run {

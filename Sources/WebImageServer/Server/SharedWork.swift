@@ -6,14 +6,21 @@ import Synchronization
 final class SharedWork<Value: Sendable>: Sendable {
     private let running = Mutex<[String: Task<Value, any Error>]>([:])
     private let joinedCount = Mutex(0)
+    private let onJoin: @Sendable () -> Void
 
-    /// How many callers joined work already running (the `merged` metric).
+    /// `onJoin` hears each caller that joins work already running (the merged-requests metric).
+    init(onJoin: @escaping @Sendable () -> Void = {}) {
+        self.onJoin = onJoin
+    }
+
+    /// How many callers joined work already running.
     var joined: Int { joinedCount.withLock { $0 } }
 
     func value(forKey key: String, _ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let task = running.withLock { running -> Task<Value, any Error> in
             if let task = running[key] {
                 joinedCount.withLock { $0 += 1 }
+                onJoin()
                 return task
             }
             let task = Task { [weak self] in

@@ -181,3 +181,35 @@ struct ImageServerPurgeTests {
         }
     }
 }
+
+@Suite("webimage serve: metrics")
+struct ImageServerMetricsTests {
+    @Test("GET /metrics is Prometheus text: requests, status codes, where sources and variants came from, merged requests")
+    func metrics() async throws {
+        try await withImageServer { harness in
+            let gate = OriginGate()
+            harness.origin.route("/a.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<10 { group.addTask { _ = try await harness.get(harness.unsafe("10x0", "/a.jpg")) } }
+                #expect(await eventually { harness.origin.inFlightRequests == 1 && harness.server.sharedWork.joined == 9 })
+                gate.open()
+                try await group.waitForAll()
+            }
+            _ = try await harness.get(harness.unsafe("10x0", "/a.jpg"))  // a result hit
+            _ = try await harness.get(harness.unsafe("20x0", "/a.jpg"))  // a source hit
+            _ = try await harness.get(harness.unsafe("10x0", "/missing.jpg"))
+            let reply = try await harness.get("/metrics")
+            let text = String(decoding: reply.body, as: UTF8.self)
+            #expect(reply.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
+            let lines = Set(text.split(separator: "\n").map(String.init))
+            #expect(lines.contains("webimage_requests_total 13"))
+            #expect(lines.contains(#"webimage_status_codes_total{status="200"} 12"#))
+            #expect(lines.contains(#"webimage_status_codes_total{status="404"} 1"#))
+            #expect(lines.contains("webimage_merged_requests_total 9"))
+            #expect(lines.contains(#"webimage_cache_lookups_total{tier="result"} 1"#))
+            #expect(lines.contains(where: { $0.hasPrefix(#"webimage_cache_lookups_total{tier="source_"#) && $0.hasSuffix(" 1") }))
+            #expect(lines.contains("webimage_source_bytes_total \(try Fixtures.data("jpeg-baseline.jpg").count)"))
+            #expect(text.contains(#"webimage_request_span_duration_seconds_count{span="processing"}"#))
+        }
+    }
+}

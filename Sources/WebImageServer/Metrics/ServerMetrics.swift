@@ -1,0 +1,56 @@
+import Prometheus
+
+/// The server's Prometheus metrics (`GET /metrics`), named like imgproxy's where they overlap so
+/// dashboards carry over: requests and status codes, request duration and its spans (queue,
+/// download, processing), cache hits by tier, merged requests, source bytes, refusals for load.
+/// Its own registry, so an app embedding the server keeps its own metrics system.
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let requests: Counter
+    private let duration: DurationHistogram
+    private let sourceBytes: Counter
+    private let merged: Counter
+
+    private static let buckets: [Duration] = [
+        .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
+    ]
+
+    init() {
+        requests = registry.makeCounter(name: "webimage_requests_total", help: "Image requests answered")
+        duration = registry.makeDurationHistogram(
+            name: "webimage_request_duration_seconds", buckets: Self.buckets, help: "Time to answer an image request")
+        sourceBytes = registry.makeCounter(name: "webimage_source_bytes_total", help: "Bytes of sources fetched from origins")
+        merged = registry.makeCounter(name: "webimage_merged_requests_total", help: "Requests that joined identical work already running")
+    }
+
+    func answered(status: Int, after elapsed: Duration) {
+        requests.increment()
+        registry.makeCounter(name: "webimage_status_codes_total", labels: [("status", String(status))],
+                             help: "Image requests by status code").increment()
+        duration.record(elapsed)
+    }
+
+    /// `span`: queue (waiting for a work slot), download (source load, cache included), processing.
+    func span(_ span: String, _ elapsed: Duration) {
+        registry.makeDurationHistogram(
+            name: "webimage_request_span_duration_seconds", labels: [("span", span)], buckets: Self.buckets,
+            help: "Time spent in each stage of making a variant").record(elapsed)
+    }
+
+    /// A hit in `tier`: result_memory_or_disk, source_memory, source_disk; a miss is `origin`.
+    func cache(_ tier: String) {
+        registry.makeCounter(name: "webimage_cache_lookups_total", labels: [("tier", tier)],
+                             help: "Where variants and sources were found").increment()
+    }
+
+    func fetched(bytes: Int) { sourceBytes.increment(by: Int64(bytes)) }
+    func joined() { merged.increment() }
+
+    func refused(_ reason: String) {
+        registry.makeCounter(name: "webimage_refused_total", labels: [("reason", reason)],
+                             help: "Requests turned away before any work (busy, draining)").increment()
+    }
+
+    var text: String { registry.emitToString() }
+}

@@ -2,7 +2,7 @@ import Hummingbird
 
 /// What the server answers one request: a variant (or 304 when the client's ETag matches), or a
 /// failure in one plain sentence.
-struct Answer {
+struct Answer: Sendable {
     var status: HTTPResponse.Status
     var headers: HTTPFields
     var body: ByteBuffer

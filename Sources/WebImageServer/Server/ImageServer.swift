@@ -95,7 +95,12 @@ public final class ImageServer: Sendable {
     /// What a request for `path` gets: status, headers and body.
     func respond(toPath path: String, accept: String?, ifNoneMatch: String?) async -> Answer {
         let started = ContinuousClock.now
-        let answer = await answer(toPath: path, accept: accept, ifNoneMatch: ifNoneMatch)
+        let deadline = configuration.requestDeadline
+        // The deadline answers 504 and stops waiting; the work itself goes on for the other
+        // requests sharing it and for the cache.
+        let answer = await withDeadline(deadline, late: { Answer(failure: .timeout) }) {
+            await self.answer(toPath: path, accept: accept, ifNoneMatch: ifNoneMatch)
+        }
         metrics.answered(status: answer.status.code, after: .now - started)
         return answer
     }

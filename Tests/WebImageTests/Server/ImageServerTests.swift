@@ -213,3 +213,21 @@ struct ImageServerMetricsTests {
         }
     }
 }
+
+@Suite("webimage serve: deadline")
+struct ImageServerDeadlineTests {
+    @Test("a request past its deadline gets 504 while the source is still coming; the work finishes for the next request")
+    func deadline() async throws {
+        try await withImageServer({ $0.requestDeadline = .seconds(TestTiming.seconds(0.5)) }) { harness in
+            harness.origin.route("/slow.jpg", .delayed(TestTiming.seconds(1.5), .fixture("jpeg-baseline.jpg")))
+            let started = ContinuousClock.now
+            let late = try await harness.get(harness.unsafe("10x0", "/slow.jpg"))
+            #expect(late.status == 504)
+            #expect(ContinuousClock.now - started < .seconds(TestTiming.seconds(1.4)))
+            try await Task.sleep(for: .seconds(TestTiming.seconds(1.5)))
+            let reply = try await harness.get(harness.unsafe("10x0", "/slow.jpg"))
+            #expect(reply.status == 200)
+            #expect(harness.origin.requestCount("/slow.jpg") == 1)
+        }
+    }
+}

@@ -69,6 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "webimage"),
+            services: [ImageServerDrainService(server: server)],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 let lines = ["webimage serve: listening on http://\(host):\(bound)"] + settings.map { "  " + $0 }

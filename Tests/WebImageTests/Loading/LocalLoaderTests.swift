@@ -133,12 +133,19 @@ struct LocalLoaderTests {
 
     @Test("cancel before the load finishes: one 2002, nothing else")
     func cancelLocal() async throws {
+        // The decode is held until after the cancel, so the cancel always comes first (it once
+        // came after a decode that finished before the next line ran, on a loaded machine).
+        let decoding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let coder = HeldDecoder(entered: decoding, release: release)
         let recorder = LoadRecorder()
         let operation = FileLoader().requestImage(
-            with: fixtureURL("jpeg-progressive.jpg"), options: [], context: .default,
+            with: fixtureURL("jpeg-progressive.jpg"), options: [], context: ImageLoaderContext(coder: coder),
             progress: nil, completed: recorder.completion)
+        try await onOwnThread { decoding.wait() }
         operation.cancel()
         operation.cancel()
+        release.signal()
         #expect(operation.isCancelled)
         let result = try #require(await recorder.result())
         if case .failure(let error) = result { #expect(error == .cancelled) }
@@ -155,5 +162,21 @@ struct LocalLoaderTests {
         case .success: break  // the load may finish before the cancel lands
         case .failure(let error): #expect((error as? WebImageError) == .cancelled)
         }
+    }
+}
+
+/// Decodes JPEG once the test lets it, saying when it started.
+private struct HeldDecoder: ImageCoder {
+    let entered: DispatchSemaphore
+    let release: DispatchSemaphore
+    func canDecode(_ data: Data) -> Bool { true }
+    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        entered.signal()
+        release.wait()
+        return try JPEGCoder().decode(data, options: options)
+    }
+    func canEncode(to format: ImageFormat) -> Bool { false }
+    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        throw ImageCoderError.encodingFailed(format, reason: "decode only")
     }
 }

@@ -3,7 +3,8 @@ import Logging
 import WebImage
 
 /// Turns a decoded source into the variant a thumbor path asks for, with WebImage's transformers:
-/// geometry (``ThumborGeometry``: crop, then scale), flips, then the filters in the order given.
+/// `trim` first, then geometry (``ThumborGeometry``: crop box, then scale), flips, then the filters
+/// in the order given.
 ///
 /// Filters understood: `format(jpeg|png|webp|gif)`, `quality(0–100)`, `blur(radius[,sigma])`,
 /// `rotate(degrees)` (multiples of 90, counter-clockwise, as thumbor), `round_corner(a[|b],r,g,b[,1])`
@@ -61,6 +62,19 @@ public struct ThumborProcessor: Sendable {
 
     /// The variant's pixels. Returns nil when a transformer cannot apply.
     public func process(_ image: Image) -> Image? {
+        var image = image
+        if let trim = path.trim {
+            // Trim works on the upright pixels and comes before everything else (thumbor's order).
+            let size = image.uprightSize
+            if image.orientation != .up, let upright = CroppingTransformer(rect: PixelRect(x: 0, y: 0, width: size.width, height: size.height)).transform(image, forKey: "") {
+                image = upright
+            }
+            if let rect = TrimBounds.rect(in: image.bitmap, corner: trim.corner, tolerance: trim.tolerance),
+               rect != PixelRect(x: 0, y: 0, width: size.width, height: size.height),
+               let trimmed = CroppingTransformer(rect: rect).transform(image, forKey: "") {
+                image = trimmed
+            }
+        }
         let source = image.uprightSize
         let geometry = geometry(forSource: source)
         var transformers: [any ImageTransformer] = []

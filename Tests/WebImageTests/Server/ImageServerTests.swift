@@ -234,3 +234,29 @@ struct ImageServerDeadlineTests {
         }
     }
 }
+
+@Suite("webimage serve: trim")
+struct ImageServerTrimTests {
+    @Test("trim cuts the border the size of the corner's colour (within the tolerance) before anything else")
+    func trim() async throws {
+        var pixels = Fixtures.solid(RGBA(r: 255, g: 255, b: 255), width: 40, height: 30).pixels
+        func paint(_ x: Int, _ y: Int, _ color: RGBA) {
+            let i = (y * 40 + x) * 4
+            (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3]) = (color.r, color.g, color.b, color.a)
+        }
+        for y in 8..<20 { for x in 5..<30 { paint(x, y, RGBA(r: 200, g: 0, b: 0)) } }
+        paint(2, 2, RGBA(r: 250, g: 250, b: 250))  // within a tolerance of 10, out of one of 0
+        let bitmap = Bitmap(width: 40, height: 30, pixels: pixels)
+        let png = try PNGCoder().encode(Image(bitmap: bitmap), as: .png, options: .default)
+        try await withImageServer { harness in
+            harness.origin.route("/framed.png", .body(.bytes(png), contentType: "image/png"))
+            let exact = try ImageCodersManager.shared.decode(try await harness.get(harness.unsafe("trim", "/framed.png")).body)
+            #expect(exact.width == 28 && exact.height == 18)
+            let tolerant = try ImageCodersManager.shared.decode(try await harness.get(harness.unsafe("trim:10", "/framed.png")).body)
+            #expect(tolerant.width == 25 && tolerant.height == 12)
+            #expect(tolerant.bitmap[0, 0] == RGBA(r: 200, g: 0, b: 0))
+            let thenSized = try ImageCodersManager.shared.decode(try await harness.get(harness.unsafe("trim:10/50x0", "/framed.png")).body)
+            #expect(thenSized.width == 50 && thenSized.height == 24)
+        }
+    }
+}

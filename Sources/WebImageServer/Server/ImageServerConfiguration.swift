@@ -20,8 +20,6 @@ public struct ImageServerConfiguration: Sendable {
     public var maxSourcePixels = 50_000_000
     /// Largest variant, in pixels. 25 MP.
     public var maxOutputPixels = 25_000_000
-    /// Most animation bytes decoded for one source (frames × width × height × 4). 256 MB.
-    public var maxAnimationBytes = 256 * 1024 * 1024
     /// Redirects followed per source, each hop checked. 3.
     public var maxRedirects = 3
     /// Idle timeout of a source download, seconds. 10.

@@ -40,6 +40,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-source-pixels"), help: "Largest source in pixels, read from its header.") var maxSourcePixels = 50_000_000
     @Option(help: "Variants made at once (more wait; past --queue-limit the answer is 429).") var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     @Option(name: .customLong("queue-limit"), help: "Requests that may wait for a slot.") var queueLimit = 256
+    @Flag(name: .customLong("access-log"), help: "Log one line per image request (status, bytes, ms, path without its query).")
+    var accessLog = false
 
     func run() async throws {
         var configuration = ImageServerConfiguration()
@@ -53,6 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxSourcePixels = maxSourcePixels
         configuration.concurrency = concurrency
         configuration.queueLimit = queueLimit
+        configuration.accessLog = accessLog
         configuration.cacheDirectory = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         guard !configuration.securityKeys.isEmpty || allowUnsafe else {
             throw ValidationError("set WEBIMAGE_SECURITY_KEY (thumbor's security key) or pass --allow-unsafe: otherwise every request is refused")

@@ -101,7 +101,15 @@ public final class ImageServer: Sendable {
         let answer = await withDeadline(deadline, late: { Answer(failure: .timeout) }) {
             await self.answer(toPath: path, accept: accept, ifNoneMatch: ifNoneMatch)
         }
-        metrics.answered(status: answer.status.code, after: .now - started)
+        let elapsed = ContinuousClock.now - started
+        metrics.answered(status: answer.status.code, after: elapsed)
+        if configuration.accessLog {
+            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            logger.notice("request", metadata: [
+                "status": "\(answer.status.code)", "bytes": "\(answer.body.readableBytes)",
+                "ms": "\((milliseconds * 10).rounded() / 10)", "path": "\(path.prefix { $0 != "?" })",
+            ])
+        }
         return answer
     }
 

@@ -39,6 +39,10 @@ public struct ImageServerConfiguration: Sendable {
     /// Memory budget of hot variants. 64 MB.
     public var memoryCacheBytes = 64 * 1024 * 1024
 
+    /// One log line per image request (status, bytes, milliseconds, the path without its query —
+    /// a source's query may carry a token). Off by default.
+    public var accessLog = false
+
     public init() {}
 
     /// The settings as lines for the start-up log, secrets redacted.
@@ -50,7 +54,7 @@ public struct ImageServerConfiguration: Sendable {
             "source hosts: \(allowedSourceHosts.isEmpty ? "any public host" : allowedSourceHosts.joined(separator: ", "))",
             "purge: \(purgeToken == nil ? "disabled" : "enabled (token redacted)")",
             "limits: source \(maxSourceBytes) bytes, \(maxSourcePixels) px; output \(maxOutputPixels) px; \(maxRedirects) redirects; source timeout \(sourceTimeout) s; deadline \(requestDeadline)",
-            "work: \(concurrency) at once, \(queueLimit) waiting at most",
+            "work: \(concurrency) at once, \(queueLimit) waiting at most; access log \(accessLog ? "on" : "off")",
             "cache: \(cacheDirectory?.path ?? "default directory"), \(maxCacheBytes) bytes per tier on disk, \(memoryCacheBytes) in memory",
         ]
     }

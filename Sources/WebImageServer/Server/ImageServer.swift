@@ -116,7 +116,7 @@ public final class ImageServer: Sendable {
     private func answer(toPath path: String, accept: String?, ifNoneMatch: String?) async -> Answer {
         do {
             let request = try authorize(path)
-            let source = try sourceURL(request.source)
+            let source = try SourceURL.parse(request.source)
             let output: ThumborProcessor.Output
             do {
                 output = try ThumborProcessor(path: request, logger: logger).output()
@@ -153,7 +153,7 @@ public final class ImageServer: Sendable {
         }
         guard let text, !text.isEmpty else { return Answer(failure: .badRequest("purge needs ?url=SOURCE")) }
         let source: URL
-        do { source = try sourceURL(text) } catch { return Answer(failure: error) }
+        do { source = try SourceURL.parse(text) } catch { return Answer(failure: error) }
         let variants = await results.removeResults(forSource: source.absoluteString)
         if let key = manager.cacheKey(for: source) { await sourceCache.removeImage(forKey: key, cacheType: .all) }
         logger.notice("purged", metadata: ["variants": "\(variants)"])
@@ -181,29 +181,6 @@ public final class ImageServer: Sendable {
             }
         }
         return request
-    }
-
-    /// thumbor's rule: a source without a scheme is http; `http:/host` (a proxy merged the
-    /// slashes) is `http://host`.
-    private func sourceURL(_ source: String) throws(ServerFailure) -> URL {
-        var text = source
-        for scheme in ["http:/", "https:/"] where text.lowercased().hasPrefix(scheme) && !text.lowercased().hasPrefix(scheme + "/") {
-            text = scheme + "/" + text.dropFirst(scheme.count)
-        }
-        if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }),
-           !(text[text.index(after: colon)...].first?.isNumber ?? false) {
-            // A scheme of its own (file:, data:, gopher:): only http and https are fetched.
-            let scheme = text[..<colon].lowercased()
-            guard scheme == "http" || scheme == "https" else { throw .forbiddenSource }
-        } else {
-            text = "http://" + text
-        }
-        let allowed = CharacterSet.urlQueryAllowed.union(CharacterSet(charactersIn: "#%[]"))
-        guard let encoded = text.addingPercentEncoding(withAllowedCharacters: allowed), let url = URL(string: encoded),
-              url.host?.isEmpty == false else {
-            throw .badRequest("the source URL is malformed")
-        }
-        return url
     }
 
     private func admitted<T: Sendable>(_ work: () async throws -> T) async throws -> T {

@@ -386,7 +386,9 @@ public final class DiskCache: Sendable {
     /// Scans the directory without the lock, then lays what changed meanwhile over it, and keeps
     /// the size limit the stores in between could not (they had no total to check).
     private func buildIndexInBackground() {
-        DispatchQueue.global(qos: .utility).async { [self] in
+        // A queue of its own: GCD's global queues on Linux add threads for blocked ones only every
+        // few seconds, so an app that blocks them would hold the index (and every trim) back.
+        DispatchQueue(label: "WebImage.DiskCache.index", qos: .utility).async { [self] in
             let (scanned, _) = scan(now: Date())
             indexScanHook?()
             state.withLock { state in

@@ -99,7 +99,10 @@ public final class ImageWorkQueue: Sendable {
         // happens-before from a plain thread's writes through a continuation to the task that
         // awaits it (reports flickered in 1 run of 3 in LocalLoaderTests), while it follows GCD's
         // hand-offs. Everything else the queue does is the same; only which thread runs it differs.
-        DispatchQueue.global(qos: .utility).async { [self] in work() }
+        // A private queue, not a global one: its block parks for good, and on Linux parked blocks
+        // on a global queue starve it (a DiskCache index build queued behind them never ran and a
+        // `webimage serve` under TSan never exited); a private queue gets a thread of its own.
+        DispatchQueue(label: label).async { [self] in work() }
         #else
         let thread = Thread { [self] in work() }
         thread.name = label

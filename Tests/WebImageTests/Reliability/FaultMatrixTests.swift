@@ -102,8 +102,15 @@ struct FaultMatrixTests {
                 print("FAULT-MATRIX | \(row.name) | loads | \(image.width)x\(image.height) | no | cached")
             }
 
-            // The same manager, downloader and cache keep serving.
-            let good = try await manager.loadImage(with: healthy.url("/fixtures/png-rgb.png"))
+            // The same manager, downloader and cache keep serving — with a generous timeout of its
+            // own: a 0.5 s one (the timeout rows') once ran out on a loaded machine.
+            let patient = RequestModifier { request in
+                var request = request
+                request.timeout = TestTiming.seconds(10)
+                return request
+            }
+            let good = try await manager.loadImage(
+                with: healthy.url("/fixtures/png-rgb.png"), context: WebImageContext(requestModifier: patient))
             #expect(good.image.width > 0)
         }
     }

@@ -117,14 +117,20 @@ public final class DiskCache: Sendable {
     private let indexBuild = DispatchGroup()
     /// Tests hold a background index build here (after its scan) to act meanwhile.
     let indexScanHook: (@Sendable () -> Void)?
+    /// Tests hold a background scan here, between its data and its sidecar listings.
+    let listingsHook: (@Sendable () -> Void)?
 
     /// A cache over `directory` (created on the first store).
     public convenience init(directory: URL, config: DiskCacheConfig = DiskCacheConfig()) {
         self.init(directory: directory, config: config, refusesAttributes: false)
     }
 
-    init(directory: URL, config: DiskCacheConfig, refusesAttributes: Bool, indexScanHook: (@Sendable () -> Void)? = nil) {
+    init(
+        directory: URL, config: DiskCacheConfig, refusesAttributes: Bool, indexScanHook: (@Sendable () -> Void)? = nil,
+        listingsHook: (@Sendable () -> Void)? = nil
+    ) {
         self.indexScanHook = indexScanHook
+        self.listingsHook = listingsHook
         self.directory = directory
         var path = directory.path
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
@@ -389,7 +395,7 @@ public final class DiskCache: Sendable {
         // A queue of its own: GCD's global queues on Linux add threads for blocked ones only every
         // few seconds, so an app that blocks them would hold the index (and every trim) back.
         DispatchQueue(label: "WebImage.DiskCache.index", qos: .utility).async { [self] in
-            let (scanned, _) = scan(now: Date())
+            let (scanned, _) = scan(now: Date(), besideStores: true)
             indexScanHook?()
             state.withLock { state in
                 // nil: a sweep or a clear built a complete index meanwhile; it stands.
@@ -420,8 +426,11 @@ public final class DiskCache: Sendable {
     }
 
     /// Reads the directory into a fresh index; removes temp files older than an hour and sidecars
-    /// whose entry is gone.
-    private func scan(now: Date) -> ([String: Entry], Int) {
+    /// whose entry is gone — only old ones when the scan runs `besideStores` (the background
+    /// build, without the lock): a store that moved its data in after the data listing and its
+    /// sidecar before the sidecar listing would otherwise lose its validators (seen: a fresh
+    /// instance counted less metadata than the one that stored it).
+    private func scan(now: Date, besideStores: Bool = false) -> ([String: Entry], Int) {
         let staleBefore = now.addingTimeInterval(-DiskCacheFiles.staleTemporaryAge)
         var index: [String: Entry] = [:]
         // One size query per entry, until the file system says it has no user xattrs at all.
@@ -441,13 +450,14 @@ public final class DiskCache: Sendable {
                 index[name] = entry
             }
         }
+        if besideStores { listingsHook?() }
         for (name, info) in DiskCacheFiles.list(metadataDirectoryPath) {
             if name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
                 if info.modificationDate < staleBefore { DiskCacheFiles.remove(metadataPath(name)) }
             } else if index[name] != nil {
                 index[name]!.metadataSize += info.size
                 index[name]!.hasSidecar = true
-            } else {
+            } else if !besideStores || info.modificationDate < staleBefore {
                 DiskCacheFiles.remove(metadataPath(name))
             }
         }

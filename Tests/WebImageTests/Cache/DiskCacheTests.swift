@@ -408,6 +408,26 @@ struct DiskCacheTests {
         #expect(cache.totalCount == fresh.totalCount && cache.totalSize == fresh.totalSize)
     }
 
+    @Test("a store landing between the background scan's data and sidecar listings keeps its validators")
+    func storeBetweenTheScansListings() async throws {
+        let dir = try TemporaryCacheDirectory()
+        let seed = DiskCache(directory: dir.url)
+        for index in 0..<5 { try seed.store(bytes(10), forKey: "old\(index)") }
+        let hold = DispatchSemaphore(value: 0)
+        let listed = Mutex(false)
+        let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(), refusesAttributes: true,
+                              listingsHook: { listed.withLock { $0 = true }; hold.wait() })
+        try cache.store(bytes(20), forKey: "first")  // starts the background build
+        #expect(await eventually { listed.withLock { $0 } })
+        // The data listing is done, the sidecar listing not yet: this store's sidecar is new to it.
+        try cache.store(bytes(30), forKey: "between", validators: HTTPValidators(etag: "\"v1\""))
+        hold.signal()
+        cache.waitForPendingIndexBuild()
+        #expect(cache.validators(forKey: "between")?.etag == "\"v1\"", "the scan must not take it for an orphan")
+        let fresh = DiskCache(directory: dir.url)
+        #expect(fresh.totalSize == cache.totalSize && fresh.totalCount == cache.totalCount)
+    }
+
     @Test("waitForPendingIndexBuild returns only after the background build merged and trimmed (a CLI run exits after it)")
     func waitingForTheIndexBuild() async throws {
         let dir = try TemporaryCacheDirectory()

@@ -218,7 +218,10 @@ struct ImageServerMetricsTests {
 struct ImageServerDeadlineTests {
     @Test("a request past its deadline gets 504 while the source is still coming; the work finishes for the next request")
     func deadline() async throws {
-        try await withImageServer({ $0.requestDeadline = .seconds(TestTiming.seconds(0.5)) }) { harness in
+        try await withImageServer({
+            $0.requestDeadline = .seconds(TestTiming.seconds(0.5))
+            $0.sourceTimeout = TestTiming.seconds(20)  // the source is slow, not dead: under TSan (×8) 4 s became 32 s
+        }) { harness in
             harness.origin.route("/slow.jpg", .delayed(TestTiming.seconds(4), .fixture("jpeg-baseline.jpg")))
             let late = try await harness.get(harness.unsafe("10x0", "/slow.jpg"))
             // A 504 can only come from the deadline: the source would have made it a 200.

@@ -92,7 +92,7 @@ struct DownloadFailureTests {
 
     @Test("a slow drip hits the idle timeout: a transient timedOut(.read)")
     func slowDrip() async throws {
-        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(0.3) }) { origin, downloader in
+        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(1) }) { origin, downloader in
             // A 40-byte chunk every 2 s: each gap is far past the idle timeout.
             origin.route("/drip.png", .drip(.zeros(10_000), bytesPerSecond: Int(20 / TestTiming.scale), chunkSize: 40))
             let error = await error(downloader, origin.url("/drip.png"))

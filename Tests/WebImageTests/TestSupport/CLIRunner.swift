@@ -18,8 +18,13 @@ enum CLIRunner {
         let path = executable
         try #require(FileManager.default.isExecutableFile(atPath: path.path),
                      "build the CLI first (swift build builds it): \(path.path) is missing")
+        return try run(path, arguments)
+    }
+
+    /// Any program run to its end, with its output collected (libthumbor's Python, say).
+    static func run(_ executable: URL, _ arguments: [String]) throws -> Result {
         let process = Process()
-        process.executableURL = path
+        process.executableURL = executable
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()

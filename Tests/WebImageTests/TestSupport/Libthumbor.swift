@@ -13,21 +13,10 @@ enum Libthumbor {
         for options in sys.argv[2:]:
             print(c.generate(**eval(options)))
         """
-        let result = try await onOwnThread { () throws -> (Int32, String, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", script, key] + options
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        let result = try await onOwnThread {
+            try CLIRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, key] + options)
         }
-        try #require(result.0 == 0, "libthumbor failed (scripts/bootstrap installs it): \(result.2)")
-        return result.1.split(separator: "\n").map(String.init)
+        try #require(result.status == 0, "libthumbor failed (scripts/bootstrap installs it): \(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init)
     }
 }

@@ -38,6 +38,10 @@ struct ServeCommand: AsyncParsableCommand {
     var allowedSourceHosts: [String] = []
     @Option(name: .customLong("max-source-bytes"), help: "Largest source body accepted.") var maxSourceBytes: Int64 = 20 * 1024 * 1024
     @Option(name: .customLong("max-source-pixels"), help: "Largest source in pixels, read from its header.") var maxSourcePixels = 50_000_000
+    @Option(name: .customLong("max-output-pixels"), help: "Largest variant in pixels (checked before any decode).") var maxOutputPixels = 25_000_000
+    @Option(name: .customLong("max-animation-bytes"), help: "RGBA bytes an animated source's frames may decode to (past it they are scaled down).")
+    var maxAnimationBytes = 256 * 1024 * 1024
+    @Option(name: .customLong("max-cache-size"), help: "Disk budget of each cache tier (sources, results), bytes.") var maxCacheSize = 1024 * 1024 * 1024
     @Option(help: "Variants made at once (more wait; past --queue-limit the answer is 429).") var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     @Option(name: .customLong("queue-limit"), help: "Requests that may wait for a slot.") var queueLimit = 256
     @Flag(name: .customLong("access-log"), help: "Log one line per image request (status, bytes, ms, path without its query).")
@@ -53,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.allowedSourceHosts = allowedSourceHosts
         configuration.maxSourceBytes = maxSourceBytes
         configuration.maxSourcePixels = maxSourcePixels
+        configuration.maxOutputPixels = maxOutputPixels
+        configuration.maxAnimationBytes = maxAnimationBytes
+        configuration.maxCacheBytes = maxCacheSize
         configuration.concurrency = concurrency
         configuration.queueLimit = queueLimit
         configuration.accessLog = accessLog
@@ -61,6 +68,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("set WEBIMAGE_SECURITY_KEY (thumbor's security key) or pass --allow-unsafe: otherwise every request is refused")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+        for (name, value) in [("--max-source-bytes", Int(maxSourceBytes)), ("--max-source-pixels", maxSourcePixels),
+                              ("--max-output-pixels", maxOutputPixels), ("--max-animation-bytes", maxAnimationBytes),
+                              ("--max-cache-size", maxCacheSize), ("--concurrency", concurrency)] where value <= 0 {
+            throw ValidationError("\(name) must be greater than 0")
+        }
 
         var logger = Logger(label: "webimage.serve")
         logger.logLevel = environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .notice

@@ -12,6 +12,9 @@ public protocol ImageCoder: Sendable {
     func canEncode(to format: ImageFormat) -> Bool
     /// Encodes `image` as `format`. Throws ``ImageCoderError``.
     func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data
+    /// Size, orientation and frame count from the header alone; no pixel limit applies (the
+    /// caller compares). Throws ``ImageCoderError``. A default decodes the first frame.
+    func header(of data: Data) throws -> ImageHeader
     /// Identifies how this coder decodes, so loads that name it in their context can share one
     /// download and one decode (as ``ImageTransformer/transformerKey`` does for transforms): two
     /// coders with the same key must decode the same bytes to the same image. The default, `nil`,

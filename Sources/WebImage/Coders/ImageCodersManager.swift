@@ -77,6 +77,14 @@ public final class ImageCodersManager: ProgressiveImageCoder, AnimatedImageCoder
         return AnimationInfo(frameCount: 1, loopCount: 0, canvasSize: image.pixelSize)
     }
 
+    /// The header, read by the first coder that can decode `data`.
+    public func header(of data: Data) throws -> ImageHeader {
+        guard let coder = firstCoder(where: { $0.canDecode(data) }) else {
+            throw ImageCoderError.unsupportedFormat(ImageFormat.detect(data))
+        }
+        return try coder.header(of: data)
+    }
+
     fileprivate func progressiveCoder(for data: Data) -> (any ProgressiveImageCoder)? {
         firstCoder { ($0 as? any ProgressiveImageCoder)?.canIncrementallyDecode(data) == true }
             as? any ProgressiveImageCoder

@@ -13,6 +13,11 @@ public struct JPEGCoder: ProgressiveImageCoder {
         try JPEGDecoding.decode(data, options: options, partial: false)!
     }
 
+    /// Size and EXIF orientation from the markers before the scan (libjpeg's header read).
+    public func header(of data: Data) throws -> ImageHeader {
+        try JPEGDecoding.header(data)
+    }
+
     public func canEncode(to format: ImageFormat) -> Bool { format == .jpeg }
 
     /// JPEG has no alpha: transparent pixels are composited over white first.
@@ -44,6 +49,25 @@ public struct JPEGCoder: ProgressiveImageCoder {
 }
 
 enum JPEGDecoding {
+    static func header(_ data: Data) throws -> ImageHeader {
+        if data.isEmpty { throw ImageCoderError.emptyData }
+        return try data.withUnsafeBytes { raw in
+            guard let decoder = wi_jpeg_decoder_create(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count) else {
+                throw ImageCoderError.outOfMemory
+            }
+            defer { wi_jpeg_decoder_destroy(decoder) }
+            var header = wi_jpeg_header()
+            guard wi_jpeg_read_header(decoder, &header) == 0 else { throw failure(decoder) }
+            return ImageHeader(
+                format: .jpeg, pixelSize: PixelSize(width: Int(header.width), height: Int(header.height)),
+                orientation: orientation(of: header))
+        }
+    }
+
+    private static func orientation(of header: wi_jpeg_header) -> ImageOrientation {
+        header.exif.map { EXIFReader.orientation(in: UnsafeRawBufferPointer(start: $0, count: header.exif_length)) } ?? .up
+    }
+
     /// Decodes `data`. With `partial`, a cut-off stream is completed with grey (libjpeg's fake
     /// EOI) and a stream too short for a header gives `nil`; without it, both are errors.
     static func decode(_ data: Data, options: ImageDecodeOptions, partial: Bool) throws -> Image? {
@@ -63,9 +87,7 @@ enum JPEGDecoding {
             }
             let size = PixelSize(width: Int(header.width), height: Int(header.height))
             try options.checkPixelLimit(width: size.width, height: size.height)
-            let orientation = header.exif.map {
-                EXIFReader.orientation(in: UnsafeRawBufferPointer(start: $0, count: header.exif_length))
-            } ?? .up
+            let orientation = orientation(of: header)
             let target = options.targetSize(for: size)
             var outWidth: UInt32 = 0
             var outHeight: UInt32 = 0

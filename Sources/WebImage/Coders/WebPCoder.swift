@@ -30,6 +30,13 @@ public struct WebPCoder: ProgressiveImageCoder, AnimatedImageCoder {
         }
     }
 
+    /// Canvas, frame count and EXIF orientation from the RIFF chunks.
+    public func header(of data: Data) throws -> ImageHeader {
+        let info = try animationInfo(of: data)
+        let orientation = data.withUnsafeBytes { WebPMetadata.orientation(in: $0) }
+        return ImageHeader(format: .webp, pixelSize: info.canvasSize, orientation: orientation, frameCount: info.frameCount)
+    }
+
     /// Frame count, loop count and canvas size from the RIFF chunks, without decoding pixels.
     public func animationInfo(of data: Data) throws -> AnimationInfo {
         if data.isEmpty { throw ImageCoderError.emptyData }

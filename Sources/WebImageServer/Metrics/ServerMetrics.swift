@@ -38,7 +38,7 @@ final class ServerMetrics: Sendable {
             help: "Time spent in each stage of making a variant").record(elapsed)
     }
 
-    /// A hit in `tier`: result_memory_or_disk, source_memory, source_disk; a miss is `origin`.
+    /// A hit in `tier`: result (memory or disk), source_disk; a miss is `origin`.
     func cache(_ tier: String) {
         registry.makeCounter(name: "webimage_cache_lookups_total", labels: [("tier", tier)],
                              help: "Where variants and sources were found").increment()

@@ -60,9 +60,28 @@ public struct ThumborProcessor: Sendable {
         geometry(forSource: size).size
     }
 
-    /// The variant's pixels. Returns nil when a transformer cannot apply.
-    public func process(_ image: Image) -> Image? {
+    /// The smallest upright size a source of `size` can be decoded at and still give this
+    /// variant every pixel it needs, or nil for full size: the geometry's scale applied to the
+    /// whole source. A codec's scaled decode (JPEG's DCT scaling, WebP's scaler) then never
+    /// makes the full-size bitmap. `trim` looks at the source's own pixels, so it decodes in full.
+    public func decodeSize(forSource size: PixelSize) -> PixelSize? {
+        guard path.trim == nil, !size.isEmpty else { return nil }
+        let geometry = geometry(forSource: size)
+        let scale = max(Double(geometry.size.width) / Double(geometry.region.width),
+                        Double(geometry.size.height) / Double(geometry.region.height))
+        guard scale < 1 else { return nil }
+        let decoded = PixelSize(width: Int((Double(size.width) * scale).rounded(.up)),
+                                height: Int((Double(size.height) * scale).rounded(.up)))
+        return decoded == size ? nil : decoded
+    }
+
+    /// The variant's pixels from `image`, a decode of a source whose upright size is
+    /// `sourceSize` — smaller when it was decoded to ``decodeSize(forSource:)``: the geometry is
+    /// worked out on the source's own size (a crop box is in its pixels) and mapped onto the
+    /// decoded ones. Returns nil when a transformer cannot apply.
+    public func process(_ image: Image, sourceSize: PixelSize? = nil) -> Image? {
         var image = image
+        var source = sourceSize ?? image.uprightSize
         if let trim = path.trim {
             // Trim works on the upright pixels and comes before everything else (thumbor's order).
             let size = image.uprightSize
@@ -74,14 +93,17 @@ public struct ThumborProcessor: Sendable {
                let trimmed = CroppingTransformer(rect: rect).transform(image, forKey: "") {
                 image = trimmed
             }
+            source = image.uprightSize
         }
-        let source = image.uprightSize
+        let decoded = image.uprightSize
         let geometry = geometry(forSource: source)
+        let region = geometry.region.scaled(from: source, to: decoded)
         var transformers: [any ImageTransformer] = []
-        if geometry.region != PixelRect(x: 0, y: 0, width: source.width, height: source.height) {
-            transformers.append(CroppingTransformer(rect: geometry.region))
+        // The encoders write no EXIF, so the pixels must leave upright: a full-size crop turns them.
+        if region != PixelRect(x: 0, y: 0, width: decoded.width, height: decoded.height) || image.orientation != .up {
+            transformers.append(CroppingTransformer(rect: region))
         }
-        if geometry.size != PixelSize(width: geometry.region.width, height: geometry.region.height) {
+        if geometry.size != PixelSize(width: region.width, height: region.height) {
             transformers.append(ResizingTransformer(size: geometry.size, scaleMode: .fill))
         }
         if path.flipHorizontally || path.flipVertically {
@@ -169,6 +191,20 @@ struct FillTransformer: ImageTransformer {
         let frames = image.frames.map { ImageFrame(bitmap: $0.bitmap.flattened(over: color), duration: $0.duration) }
         return Image(frames: frames, loopCount: image.loopCount, scale: image.scale, orientation: image.orientation,
                      format: image.format, originalData: nil, hasAlpha: false)
+    }
+}
+
+extension PixelRect {
+    /// This rectangle of an image `from` pixels wide and high, on the same image decoded at `to`
+    /// (edges rounded outwards, kept inside, at least 1×1).
+    func scaled(from: PixelSize, to: PixelSize) -> PixelRect {
+        guard from != to, !from.isEmpty else { return self }
+        let sx = Double(to.width) / Double(from.width), sy = Double(to.height) / Double(from.height)
+        let left = min(to.width - 1, Int((Double(x) * sx).rounded(.down)))
+        let top = min(to.height - 1, Int((Double(y) * sy).rounded(.down)))
+        let right = max(left + 1, min(to.width, Int((Double(x + width) * sx).rounded(.up))))
+        let bottom = max(top + 1, min(to.height, Int((Double(y + height) * sy).rounded(.up))))
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 }
 

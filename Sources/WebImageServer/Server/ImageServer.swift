@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import Logging
@@ -196,64 +195,46 @@ public final class ImageServer: Sendable {
         }
     }
 
-    /// Fetches (or finds) the source, makes the variant and stores it.
+    /// Fetches (or finds) the source's bytes, makes the variant and stores it.
     private func make(
         _ request: ThumborPath, source: URL, output: ThumborProcessor.Output, accept: String?, key: String
     ) async throws -> CachedResult {
-        let context = WebImageContext(maxPixelCount: configuration.maxSourcePixels)
-        let image: Image
-        let downloadStarted = ContinuousClock.now
-        do {
-            let loaded = try await manager.loadImage(with: source, options: [.retryFailed], context: context)
-            image = loaded.image
-            switch loaded.cacheType {
-            case .memory: metrics.cache("source_memory")
-            case .disk: metrics.cache("source_disk")
-            default:
-                metrics.cache("origin")
-                metrics.fetched(bytes: loaded.data?.count ?? image.originalData?.count ?? 0)
-            }
-            metrics.span("download", .now - downloadStarted)
-        } catch {
-            logger.info("source failed", metadata: ["source": "\(source.host ?? "")", "error": "\(error)"])
-            throw ServerFailure(error)
-        }
-        let processor = ThumborProcessor(path: request, logger: logger)
-        let size = processor.outputSize(forSource: image.uprightSize)
-        guard size.width * size.height <= configuration.maxOutputPixels else { throw ServerFailure.tooLarge }
+        let data = try await sourceData(source)
         let processingStarted = ContinuousClock.now
         defer { metrics.span("processing", .now - processingStarted) }
-        let coders = self.coders
-        let format = OutputFormat(requested: output.format, accept: accept, source: image) { coders.canEncode(to: $0) }
-        let encoded: Result<Data, ServerFailure> = await ImageWorkQueue.processing.run {
-            guard let variant = processor.process(image) else { return .failure(.badRequest("the options cannot be applied to this image")) }
-            return Self.encode(variant, as: format.format, output: output, coders: coders)
-        }
-        let data = try encoded.get()
-        let result = CachedResult(data: data, contentType: format.contentType, etag: Self.etag(data), variesByAccept: format.negotiated)
+        let maker = VariantMaker(
+            processor: ThumborProcessor(path: request, logger: logger), output: output,
+            limits: VariantMaker.Limits(sourcePixels: configuration.maxSourcePixels,
+                                        outputPixels: configuration.maxOutputPixels,
+                                        animationBytes: configuration.maxAnimationBytes),
+            coders: coders)
+        let result = try await maker.make(from: data, accept: accept)
         await results.store(result, forKey: key, source: source.absoluteString)
         return result
     }
 
-    /// Encodes at the asked quality; with `max_bytes`, lowers the quality until the bytes fit.
-    private static func encode(_ image: Image, as format: ImageFormat, output: ThumborProcessor.Output, coders: ImageCodersManager) -> Result<Data, ServerFailure> {
-        var quality = Double(output.quality ?? 80) / 100
-        while true {
-            let options = ImageEncodeOptions(quality: quality)
-            guard let data = try? coders.encode(image, as: format, options: options) else {
-                return .failure(.badRequest("the image cannot be written as \(format.rawValue)"))
-            }
-            guard let limit = output.maxBytes, data.count > limit, quality > 0.1, format == .jpeg || format == .webp else {
-                return .success(data)
-            }
-            quality -= 0.1
+    /// The source's original bytes, from the source cache or the origin. Loads go through
+    /// WebImage's manager with the structure-check coder: it shares one fetch among every variant
+    /// asked for at once, checks the bytes (and the pixel limit) before they reach the disk cache,
+    /// and decodes nothing — each variant decodes at its own size.
+    private func sourceData(_ source: URL) async throws -> Data {
+        var context = WebImageContext(maxPixelCount: configuration.maxSourcePixels)
+        context.imageCoder = StructureCheckCoder()
+        context.queryCacheType = .disk
+        context.storeCacheType = .disk
+        let started = ContinuousClock.now
+        let loaded: ImageResult
+        do {
+            loaded = try await manager.loadImage(with: source, options: [.retryFailed], context: context)
+        } catch {
+            logger.info("source failed", metadata: ["source": "\(source.host ?? "")", "error": "\(error)"])
+            throw ServerFailure(error)
         }
-    }
-
-    /// A strong validator of the bytes themselves.
-    static func etag(_ data: Data) -> String {
-        let digest = SHA256.hash(data: data)
-        return "\"" + digest.prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        metrics.span("download", .now - started)
+        metrics.cache(loaded.cacheType == .none ? "origin" : "source_disk")
+        guard let data = loaded.data else { throw ServerFailure.badGateway }
+        if loaded.cacheType == .none { metrics.fetched(bytes: data.count) }
+        return data
     }
 
     /// The part of `Accept` that changes the answer (whether WebP is taken).

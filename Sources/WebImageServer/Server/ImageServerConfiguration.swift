@@ -20,6 +20,9 @@ public struct ImageServerConfiguration: Sendable {
     public var maxSourcePixels = 50_000_000
     /// Largest variant, in pixels. 25 MP.
     public var maxOutputPixels = 25_000_000
+    /// RGBA bytes all frames of an animated source may decode to; past it the frames are scaled
+    /// down, and compositing more than 8 budgets' worth of canvas is refused (413). 256 MB.
+    public var maxAnimationBytes = 256 * 1024 * 1024
     /// Redirects followed per source, each hop checked. 3.
     public var maxRedirects = 3
     /// Idle timeout of a source download, seconds. 10.
@@ -53,7 +56,7 @@ public struct ImageServerConfiguration: Sendable {
             "loopback sources: \(allowLoopbackSources ? "allowed" : "refused")",
             "source hosts: \(allowedSourceHosts.isEmpty ? "any public host" : allowedSourceHosts.joined(separator: ", "))",
             "purge: \(purgeToken == nil ? "disabled" : "enabled (token redacted)")",
-            "limits: source \(maxSourceBytes) bytes, \(maxSourcePixels) px; output \(maxOutputPixels) px; \(maxRedirects) redirects; source timeout \(sourceTimeout) s; deadline \(requestDeadline)",
+            "limits: source \(maxSourceBytes) bytes, \(maxSourcePixels) px; output \(maxOutputPixels) px; animation \(maxAnimationBytes) bytes; \(maxRedirects) redirects; source timeout \(sourceTimeout) s; deadline \(requestDeadline)",
             "work: \(concurrency) at once, \(queueLimit) waiting at most; access log \(accessLog ? "on" : "off")",
             "cache: \(cacheDirectory?.path ?? "default directory"), \(maxCacheBytes) bytes per tier on disk, \(memoryCacheBytes) in memory",
         ]

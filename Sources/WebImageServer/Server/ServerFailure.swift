@@ -45,6 +45,11 @@ struct ServerFailure: Error, Equatable {
         }
     }
 
+    /// What a decode's error means for the client: over a limit, or not an image this server reads.
+    init(decoding error: any Error) {
+        if case .tooLarge = error as? ImageCoderError { self = .tooLarge } else { self = .notAnImage }
+    }
+
     init(status: HTTPResponse.Status, message: String, retryAfter: Int? = nil) {
         self.status = status
         self.message = message

@@ -1,7 +1,7 @@
 /// A least-recently-used ordering of keys with costs, stored in flat arrays (no per-entry
 /// objects, so no reference counting on the hot path). Not thread-safe: ``MemoryCache`` holds it
-/// inside its mutex.
-struct LRUList<Value> {
+/// inside its mutex (and so does the image server's result cache, hence `package`).
+package struct LRUList<Value> {
     private var keys: [String] = []
     private var values: [Value?] = []
     private var costs: [Int] = []
@@ -12,18 +12,20 @@ struct LRUList<Value> {
     private var head = -1  // most recent
     private var tail = -1  // least recent
 
-    private(set) var totalCost = 0
-    var count: Int { index.count }
+    package private(set) var totalCost = 0
+    package var count: Int { index.count }
+
+    package init() {}
 
     /// The value for `key`, marking it most recently used.
-    mutating func value(forKey key: String) -> Value? {
+    package mutating func value(forKey key: String) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToFront(slot)
         return values[slot]
     }
 
     /// Inserts or replaces `key` as the most recently used entry.
-    mutating func set(_ value: Value, forKey key: String, cost: Int) {
+    package mutating func set(_ value: Value, forKey key: String, cost: Int) {
         if let slot = index[key] {
             totalCost += cost - costs[slot]
             values[slot] = value
@@ -51,13 +53,13 @@ struct LRUList<Value> {
     }
 
     @discardableResult
-    mutating func remove(_ key: String) -> Value? {
+    package mutating func remove(_ key: String) -> Value? {
         guard let slot = index.removeValue(forKey: key) else { return nil }
         return release(slot)
     }
 
     /// Removes and returns the least recently used entry.
-    mutating func removeLeastRecent() -> (key: String, value: Value)? {
+    package mutating func removeLeastRecent() -> (key: String, value: Value)? {
         guard tail >= 0 else { return nil }
         let slot = tail
         let key = keys[slot]
@@ -66,7 +68,7 @@ struct LRUList<Value> {
         return (key, value)
     }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         self = LRUList()
     }
 

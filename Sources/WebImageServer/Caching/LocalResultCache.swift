@@ -1,5 +1,4 @@
 import Foundation
-import OrderedCollections
 import Synchronization
 import WebImage
 
@@ -8,13 +7,8 @@ import WebImage
 /// one read (one file, one rename when written) gives a consistent answer. Each source has an
 /// index entry listing its variants' keys, so a purge removes every one of them.
 public final class LocalResultCache: ResultCaching {
-    private struct Memory {
-        var entries: OrderedDictionary<String, CachedResult> = [:]
-        var bytes = 0
-    }
-
     private let disk: DiskCache
-    private let memory = Mutex(Memory())
+    private let memory = Mutex(LRUList<CachedResult>())
     private let memoryLimit: Int
     /// Disk reads and writes block; they run here, never on Swift concurrency's threads.
     private let io = DispatchQueue(label: "WebImageServer.results", attributes: .concurrent)
@@ -25,12 +19,7 @@ public final class LocalResultCache: ResultCaching {
     }
 
     public func result(forKey key: String) async -> CachedResult? {
-        let hit = memory.withLock { memory -> CachedResult? in
-            guard let hit = memory.entries.removeValue(forKey: key) else { return nil }
-            memory.entries[key] = hit  // now the most recent
-            return hit
-        }
-        if let hit { return hit }
+        if let hit = memory.withLock({ $0.value(forKey: key) }) { return hit }
         let stored = await withCheckedContinuation { continuation in
             io.async { continuation.resume(returning: self.disk.data(forKey: key)) }
         }
@@ -64,9 +53,7 @@ public final class LocalResultCache: ResultCaching {
             }
         }
         memory.withLock { memory in
-            for key in keys {
-                if let old = memory.entries.removeValue(forKey: key) { memory.bytes -= old.data.count }
-            }
+            for key in keys { memory.remove(key) }
         }
         return keys.count
     }
@@ -92,13 +79,8 @@ public final class LocalResultCache: ResultCaching {
     private func remember(_ result: CachedResult, forKey key: String) {
         guard result.data.count <= memoryLimit / 8 else { return }  // one huge variant must not flush the rest
         memory.withLock { memory in
-            if let old = memory.entries.removeValue(forKey: key) { memory.bytes -= old.data.count }
-            memory.entries[key] = result
-            memory.bytes += result.data.count
-            while memory.bytes > memoryLimit, let oldest = memory.entries.elements.first {
-                memory.entries.removeFirst()
-                memory.bytes -= oldest.value.data.count
-            }
+            memory.set(result, forKey: key, cost: result.data.count)
+            while memory.totalCost > memoryLimit, memory.removeLeastRecent() != nil {}
         }
     }
 

@@ -60,23 +60,34 @@ public struct ThumborProcessor: Sendable {
         geometry(forSource: size).size
     }
 
+    /// The size to decode a source at (upright), as a thumbnail decode's box.
+    public struct DecodeBox: Sendable, Hashable {
+        public var size: PixelSize
+        /// false when ``size`` is the variant's own size (the whole source is used): the decode
+        /// then makes exactly that size, and no second resample follows.
+        public var keepsAspectRatio: Bool
+    }
+
     /// The smallest upright size a source of `size` can be decoded at and still give this
     /// variant every pixel it needs, or nil for full size: the geometry's scale applied to the
     /// whole source. A codec's scaled decode (JPEG's DCT scaling, WebP's scaler) then never
     /// makes the full-size bitmap. `trim` looks at the source's own pixels, so it decodes in full.
-    public func decodeSize(forSource size: PixelSize) -> PixelSize? {
+    public func decodeBox(forSource size: PixelSize) -> DecodeBox? {
         guard path.trim == nil, !size.isEmpty else { return nil }
         let geometry = geometry(forSource: size)
         let scale = max(Double(geometry.size.width) / Double(geometry.region.width),
                         Double(geometry.size.height) / Double(geometry.region.height))
         guard scale < 1 else { return nil }
+        if geometry.region == PixelRect(x: 0, y: 0, width: size.width, height: size.height) {
+            return DecodeBox(size: geometry.size, keepsAspectRatio: false)
+        }
         let decoded = PixelSize(width: Int((Double(size.width) * scale).rounded(.up)),
                                 height: Int((Double(size.height) * scale).rounded(.up)))
-        return decoded == size ? nil : decoded
+        return decoded == size ? nil : DecodeBox(size: decoded, keepsAspectRatio: true)
     }
 
     /// The variant's pixels from `image`, a decode of a source whose upright size is
-    /// `sourceSize` — smaller when it was decoded to ``decodeSize(forSource:)``: the geometry is
+    /// `sourceSize` — smaller when it was decoded to ``decodeBox(forSource:)``: the geometry is
     /// worked out on the source's own size (a crop box is in its pixels) and mapped onto the
     /// decoded ones. Returns nil when a transformer cannot apply.
     public func process(_ image: Image, sourceSize: PixelSize? = nil) -> Image? {

@@ -29,11 +29,11 @@ struct VariantMaker: Sendable {
         }
         let source = header.uprightSize
         guard processor.outputSize(forSource: source).pixelCount <= limits.outputPixels else { throw .tooLarge }
-        let box = processor.decodeSize(forSource: source).map {
-            header.orientation.swapsDimensions ? PixelSize(width: $0.height, height: $0.width) : $0
-        }
+        let box = processor.decodeBox(forSource: source)
         let options = ImageDecodeOptions(
-            thumbnailPixelSize: box, maxPixelCount: limits.sourcePixels, maxAnimationBytes: limits.animationBytes)
+            thumbnailPixelSize: box.map { header.orientation.swapsDimensions ? PixelSize(width: $0.size.height, height: $0.size.width) : $0.size },
+            preserveAspectRatio: box?.keepsAspectRatio ?? true,
+            maxPixelCount: limits.sourcePixels, maxAnimationBytes: limits.animationBytes)
         let coders = self.coders
         let decoded: Result<Image, ServerFailure> = await ImageWorkQueue.decoding.run {
             do { return .success(try coders.decode(data, options: options)) } catch { return .failure(ServerFailure(decoding: error)) }

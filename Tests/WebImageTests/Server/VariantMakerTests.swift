@@ -55,19 +55,21 @@ struct VariantMakerTests {
     @Test("the decode size is the geometry's scale on the whole source; enlarging, trim and full size decode in full")
     func decodeSizes() throws {
         let source = PixelSize(width: 1600, height: 1200)
-        #expect(try processor("200x150").decodeSize(forSource: source) == PixelSize(width: 200, height: 150))
-        #expect(try processor("200x200").decodeSize(forSource: source) == PixelSize(width: 267, height: 200),
+        func box(_ options: String) throws -> ThumborProcessor.DecodeBox? { try processor(options).decodeBox(forSource: source) }
+        #expect(try box("200x150") == .init(size: PixelSize(width: 200, height: 150), keepsAspectRatio: false))
+        #expect(try box("fit-in/307x307") == .init(size: PixelSize(width: 307, height: 230), keepsAspectRatio: false),
+                "the whole source: exactly the variant's size, so no second resample")
+        #expect(try box("200x200") == .init(size: PixelSize(width: 267, height: 200), keepsAspectRatio: true),
                 "fill-and-crop needs the shorter side to cover")
-        #expect(try processor("fit-in/200x200").decodeSize(forSource: source) == PixelSize(width: 200, height: 150))
-        #expect(try processor("400x300:1200x900/100x75").decodeSize(forSource: source) == PixelSize(width: 200, height: 150),
+        #expect(try box("400x300:1200x900/100x75") == .init(size: PixelSize(width: 200, height: 150), keepsAspectRatio: true),
                 "a crop box scales the whole source by the box's own scale")
-        #expect(try processor("3200x0").decodeSize(forSource: source) == nil)
-        #expect(try processor("0x0").decodeSize(forSource: source) == nil)
-        #expect(try processor("trim/200x150").decodeSize(forSource: source) == nil)
+        #expect(try box("3200x0") == nil)
+        #expect(try box("0x0") == nil)
+        #expect(try box("trim/200x150") == nil)
     }
 
     @Test("a variant from the scaled decode matches the one from full-size pixels",
-          arguments: ["200x150", "160x160", "fit-in/300x300", "400x300:1200x900/100x75", "-120x90", "right/bottom/90x120"])
+          arguments: ["200x150", "160x160", "fit-in/300x300", "fit-in/307x307", "400x300:1200x900/100x75", "-120x90", "right/bottom/90x120"])
     func scaledDecodeMatchesTheFullOne(options: String) async throws {
         let made = try await maker(options).make(from: photo, accept: "image/png")
         let variant = try ImageCodersManager.shared.decode(made.data)

@@ -30,9 +30,9 @@ extension ImageManager {
     }
 
     private func queryCache(_ request: LoadRequest, key: String) async -> ImageResult? {
-        let result = await request.cache.queryImage(
-            forKey: key, options: request.cacheQueryOptions, decodeOptions: request.fullKeyDecodeOptions,
-            cacheType: request.context.queryCacheType)
+        let result = await queryImage(
+            in: request.cache, forKey: key, options: request.cacheQueryOptions, decodeOptions: request.fullKeyDecodeOptions,
+            cacheType: request.context.queryCacheType, request: request)
         guard let result, let image = result.image else { return nil }
         return ImageResult(image: image, data: result.data, cacheType: result.cacheType, url: request.url)
     }
@@ -43,9 +43,9 @@ extension ImageManager {
         // A thumbnail decoded from the original's bytes must not land in memory under the original's key.
         var options = request.cacheQueryOptions
         if request.context.thumbnailPixelSize != nil { options.insert(.skipMemorySync) }
-        let original = await request.originalCache.queryImage(
-            forKey: originalKey, options: options, decodeOptions: request.decodeOptions,
-            cacheType: request.context.originalQueryCacheType)
+        let original = await queryImage(
+            in: request.originalCache, forKey: originalKey, options: options, decodeOptions: request.decodeOptions,
+            cacheType: request.context.originalQueryCacheType, request: request)
         guard let original, let image = original.image else { return nil }
         let final = await transform(image, request: request, key: key).with(originalData: .some(nil))
         let storeData = serializedData(final, originalData: original.data, isDerived: true, request: request)

@@ -304,12 +304,11 @@ public final class ImageManager: Sendable {
               request.options.isDisjoint(with: [.fromLoaderOnly, .refreshCached]),
               let key = request.key, let cache = request.cache as? ImageCache, !isBlocked(request)
         else { return nil }
-        let found = Mutex<ImageCacheResult?>(nil)
-        cache.queryImage(
-            forKey: key, options: request.cacheQueryOptions.union(.queryDiskDataSync),
-            decodeOptions: request.fullKeyDecodeOptions, cacheType: request.context.queryCacheType
-        ) { result in found.withLock { $0 = result } }
-        guard let result = found.withLock({ $0 }), let image = result.image else { return nil }
+        guard let result = queryImageSynchronously(
+            in: cache, forKey: key, options: request.cacheQueryOptions.union(.queryDiskDataSync),
+            decodeOptions: request.fullKeyDecodeOptions, cacheType: request.context.queryCacheType, request: request),
+            let image = result.image
+        else { return nil }
         instrumentation.loadStarted(request.url)
         instrumentation.cacheHit(result.cacheType)
         return ImageResult(image: image, data: result.data, cacheType: result.cacheType, url: request.url)

@@ -272,3 +272,44 @@ struct ImageManagerCacheTests {
         #expect(plain?.image?.scale == 2)
     }
 }
+
+/// Reads PNGs stored back to front: a format only this coder understands.
+private struct ReversedPNGCoder: ImageCoder {
+    var coderKey: String? { "ReversedPNGCoder" }
+    func canDecode(_ data: Data) -> Bool { ImageFormat.detect(Data(data.reversed())) == .png }
+    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        try PNGCoder().decode(Data(data.reversed()), options: options)
+    }
+    func canEncode(to format: ImageFormat) -> Bool { false }
+    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data { Data() }
+}
+
+@Suite("ImageManager: the context's coder")
+struct ImageManagerContextCoderTests {
+    @Test("a disk hit is decoded by the load's context coder (SD decodes cached data with .imageCoder): no second load, the bytes kept")
+    func diskHitsUseTheContextCoder() async throws {
+        let loader = CountingLoader()
+        let fixture = try ManagerFixture(loader: loader)
+        let url = fixture.directory.appendingPathComponent("reversed.bin")
+        try Data(try Fixtures.data("png-rgb.png").reversed()).write(to: url)
+        let context = WebImageContext(imageCoder: ReversedPNGCoder())
+        let expected = try PNGCoder().decode(try Fixtures.data("png-rgb.png"), options: .default)
+
+        let first = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: context)
+        #expect(first.image.bitmap == expected.bitmap)
+        fixture.cache.memoryCache.removeAll()
+        let second = try await fixture.manager.loadImage(with: url, context: context)
+        #expect(second.cacheType == .disk)
+        #expect(second.image.bitmap == expected.bitmap)
+        #expect(loader.counter.count == 1, "the disk hit was not taken for a miss")
+        #expect(fixture.cache.imageFromMemoryCache(forKey: url.absoluteString) === second.image, "synced to memory as the cache would")
+
+        // The synchronous disk read of the callback form, the same way.
+        fixture.cache.memoryCache.removeAll()
+        let answers = ManagerAnswers()
+        fixture.manager.loadImage(with: url, options: .queryDiskDataSync, context: context, progress: nil) { answers.record($0) }
+        #expect(answers.count == 1, "answered before the call returned")
+        #expect(try answers.all.first?.get().image.bitmap == expected.bitmap)
+        #expect(loader.counter.count == 1)
+    }
+}

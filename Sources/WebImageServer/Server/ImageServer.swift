@@ -34,10 +34,7 @@ public final class ImageServer: Sendable {
         var cacheConfig = ImageCacheConfig()
         cacheConfig.disk = DiskCacheConfig(maxDiskSize: configuration.maxCacheBytes)
         cacheConfig.memory = MemoryCacheConfig(costLimit: configuration.memoryCacheBytes, usesWeakCache: false)
-        // The source cache holds bytes: a disk hit is structure-checked, never decoded (each
-        // variant decodes at its own size).
-        sourceCache = ImageCache(directory: directory.appendingPathComponent("sources"), config: cacheConfig,
-                                 coders: ImageCodersManager(coders: [StructureCheckCoder()]))
+        sourceCache = ImageCache(directory: directory.appendingPathComponent("sources"), config: cacheConfig)
         var downloads = DownloaderConfig()
         downloads.maximumResponseSize = configuration.maxSourceBytes
         downloads.downloadTimeout = configuration.sourceTimeout
@@ -260,7 +257,7 @@ public final class ImageServer: Sendable {
     /// The source's original bytes, from the source cache or the origin. Loads go through
     /// WebImage's manager with the structure-check coder: it shares one fetch among every variant
     /// asked for at once, checks the bytes (and the pixel limit) before they reach the disk cache,
-    /// and decodes nothing — each variant decodes at its own size.
+    /// and decodes nothing, downloads and disk hits alike — each variant decodes at its own size.
     private func sourceData(_ source: URL) async throws -> Data {
         var context = WebImageContext(maxPixelCount: configuration.maxSourcePixels)
         context.imageCoder = StructureCheckCoder()

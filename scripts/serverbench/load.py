@@ -3,6 +3,7 @@ or round and round (warm). One run gives requests/s, latency percentiles, and th
 seconds per request and peak RSS read from /proc over the run."""
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -17,23 +18,34 @@ def run(server, paths, connections, seconds, mode, work, spare="/"):
     listing = os.path.join(work, f"paths-{mode}-{connections}.txt")
     with open(listing, "w") as f:
         f.write("\n".join(paths) + "\n")
+    done_file = os.path.join(work, f"done-{mode}-{connections}.txt")
+    if os.path.exists(done_file):
+        os.remove(done_file)
     samples = []
     stop = threading.Event()
+    wrk = None
 
     def sample():
         while not stop.wait(0.25):
             samples.append((time.time(), procs.memory_mb(server.pid, "VmRSS")))
+            # Every thread ran out of paths: stop wrk now (it prints its results on SIGINT).
+            if wrk and os.path.exists(done_file) and len(open(done_file).read().split()) >= threads:
+                wrk.send_signal(signal.SIGINT)
+                return
 
     sampler = threading.Thread(target=sample, daemon=True)
     cpu_before = procs.cpu_seconds(server.pid)
     started = time.time()
     sampler.start()
-    out = subprocess.run(
+    wrk = subprocess.Popen(
         ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--timeout", "30s",
          "-s", os.path.join(HERE, "paths.lua"), f"http://127.0.0.1:{server.port}", "--",
-         listing, mode, str(threads), spare],
-        capture_output=True, text=True, check=True).stdout
+         listing, mode, str(threads), spare, done_file],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = wrk.communicate()
     stop.set()
+    if wrk.returncode not in (0, -signal.SIGINT):
+        raise RuntimeError(f"wrk failed: {err.strip()}")
     sampler.join()
     elapsed = time.time() - started
     cpu = procs.cpu_seconds(server.pid) - cpu_before

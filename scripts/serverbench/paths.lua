@@ -1,7 +1,9 @@
 -- wrk script: requests the paths listed in a file, split among wrk's threads.
--- Arguments (after --): PATHS_FILE MODE THREADS [SPARE_PATH]
+-- Arguments (after --): PATHS_FILE MODE THREADS [SPARE_PATH] [DONE_FILE]
 --   MODE "once": each path once, then the thread stops (cold runs; SPARE_PATH, a cheap request,
---   is sent by connections still asking after the list ran out, and is not counted as served).
+--   is sent by connections still asking after the list ran out, and is counted neither way).
+--   Each thread that ran out appends a line to DONE_FILE: wrk's main thread sleeps out the whole
+--   duration, so the caller sends it SIGINT once every thread is done.
 --   MODE "cycle": round and round (warm runs).
 -- done() prints one JSON line: served (2xx of listed paths), non-2xx, errors, latency percentiles.
 local threads = {}
@@ -14,6 +16,7 @@ end
 function init(args)
   mode = args[2]
   spare = args[4] or "/"
+  done_file = args[5]
   local n = tonumber(args[3])
   paths = {}
   local i = 0
@@ -31,6 +34,11 @@ function request()
   index = index + 1
   if index > #paths then
     if mode == "once" then
+      if exhausted == 0 and done_file then
+        local f = io.open(done_file, "a")
+        f:write("done\n")
+        f:close()
+      end
       exhausted = 1
       wrk.thread:stop()
       return wrk.format("GET", spare)
@@ -41,7 +49,11 @@ function request()
 end
 
 function response(status, headers, body)
-  if status >= 200 and status < 300 then served = served + 1 else failed = failed + 1 end
+  if status >= 200 and status < 300 then
+    served = served + 1
+  elseif exhausted == 0 then
+    failed = failed + 1
+  end
 end
 
 function done(summary, latency, requests)

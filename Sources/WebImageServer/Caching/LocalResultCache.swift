@@ -28,17 +28,16 @@ public final class LocalResultCache: ResultCaching {
         return result
     }
 
+    /// Answers once the variant is in memory (the next request hits it); the disk write follows
+    /// on the io queue, in order with every other write and purge there (``flush()`` waits for it).
     public func store(_ result: CachedResult, forKey key: String, source: String) async {
         remember(result, forKey: key)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            io.async(flags: .barrier) {
-                try? self.disk.store(Self.encode(result), forKey: key)
-                var keys = self.variantKeys(of: source)
-                if !keys.contains(key) {
-                    keys.append(key)
-                    try? self.disk.store(Data(keys.joined(separator: "\n").utf8), forKey: Self.indexKey(source))
-                }
-                continuation.resume()
+        io.async(flags: .barrier) {
+            try? self.disk.store(Self.encode(result), forKey: key)
+            var keys = self.variantKeys(of: source)
+            if !keys.contains(key) {
+                keys.append(key)
+                try? self.disk.store(Data(keys.joined(separator: "\n").utf8), forKey: Self.indexKey(source))
             }
         }
     }
@@ -66,7 +65,8 @@ public final class LocalResultCache: ResultCaching {
 
     private static func indexKey(_ source: String) -> String { "variants-of|" + source }
 
-    /// Waits for the disk index build and its trim (before the process exits).
+    /// Waits for the writes already asked for, the disk index build and its trim (before the
+    /// process exits).
     public func flush() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             io.async(flags: .barrier) {

@@ -42,6 +42,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-animation-bytes"), help: "RGBA bytes an animated source's frames may decode to (past it they are scaled down).")
     var maxAnimationBytes = 256 * 1024 * 1024
     @Option(name: .customLong("max-cache-size"), help: "Disk budget of each cache tier (sources, results), bytes.") var maxCacheSize = 1024 * 1024 * 1024
+    @Option(name: .customLong("max-redirects"), help: "Redirects followed per source, each hop checked.") var maxRedirects = 3
+    @Option(name: .customLong("source-timeout"), help: "Seconds a source download may stay idle.") var sourceTimeout = 10.0
+    @Option(name: .customLong("request-deadline"), help: "Seconds a request may take before the answer is 504.") var requestDeadline = 30.0
+    @Option(name: .customLong("result-max-age"), help: "Cache-Control max-age of variants, seconds.") var resultMaxAge = 365 * 24 * 3600
     @Option(help: "Variants made at once (more wait; past --queue-limit the answer is 429).") var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     @Option(name: .customLong("queue-limit"), help: "Requests that may wait for a slot.") var queueLimit = 256
     @Flag(name: .customLong("access-log"), help: "Log one line per image request (status, bytes, ms, path without its query).")
@@ -60,6 +64,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxOutputPixels = maxOutputPixels
         configuration.maxAnimationBytes = maxAnimationBytes
         configuration.maxCacheBytes = maxCacheSize
+        configuration.maxRedirects = maxRedirects
+        configuration.sourceTimeout = sourceTimeout
+        configuration.requestDeadline = .milliseconds(Int64((requestDeadline * 1000).rounded()))
+        configuration.resultMaxAge = resultMaxAge
         configuration.concurrency = concurrency
         configuration.queueLimit = queueLimit
         configuration.accessLog = accessLog
@@ -73,6 +81,8 @@ struct ServeCommand: AsyncParsableCommand {
                               ("--max-cache-size", maxCacheSize), ("--concurrency", concurrency)] where value <= 0 {
             throw ValidationError("\(name) must be greater than 0")
         }
+        guard sourceTimeout > 0, requestDeadline > 0 else { throw ValidationError("--source-timeout and --request-deadline must be greater than 0") }
+        guard maxRedirects >= 0, resultMaxAge >= 0 else { throw ValidationError("--max-redirects and --result-max-age cannot be negative") }
 
         var logger = Logger(label: "webimage.serve")
         logger.logLevel = environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .notice

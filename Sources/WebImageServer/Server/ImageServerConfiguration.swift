@@ -58,7 +58,7 @@ public struct ImageServerConfiguration: Sendable {
             "purge: \(purgeToken == nil ? "disabled" : "enabled (token redacted)")",
             "limits: source \(maxSourceBytes) bytes, \(maxSourcePixels) px; output \(maxOutputPixels) px; animation \(maxAnimationBytes) bytes; \(maxRedirects) redirects; source timeout \(sourceTimeout) s; deadline \(requestDeadline)",
             "work: \(concurrency) at once, \(queueLimit) waiting at most; access log \(accessLog ? "on" : "off")",
-            "cache: \(cacheDirectory?.path ?? "default directory"), \(maxCacheBytes) bytes per tier on disk, \(memoryCacheBytes) in memory",
+            "cache: \(cacheDirectory?.path ?? "default directory"), \(maxCacheBytes) bytes per tier on disk, \(memoryCacheBytes) in memory; variants max-age \(resultMaxAge) s",
         ]
     }
 }

@@ -11,25 +11,8 @@ struct ServeCommandTests {
         origin.route("/slow.jpg", .delayed(1.5, .fixture("jpeg-baseline.jpg")))
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["serve", "--port", "0", "--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, port, _) = try await startServe(["--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path])
         defer { if process.isRunning { process.terminate() } }
-        // The first line says where it listens.
-        let banner = try await onOwnThread { () -> String in
-            var text = ""
-            while !text.contains("\n") {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            return text
-        }
-        let port = try #require(banner.split(separator: "\n").first?.split(separator: ":").last.flatMap { Int($0) }, "banner: \(banner)")
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let inFlight = Task {
             let response = try await client.execute(
@@ -44,10 +27,64 @@ struct ServeCommandTests {
         try await client.shutdown()
     }
 
+    @Test("limit and cache flags reach the server: printed at start (secrets redacted), and the answers follow them")
+    func flagsReachTheServer() async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        origin.route("/a.jpg", .fixture("jpeg-baseline.jpg"))
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (process, port, settings) = try await startServe(
+            ["--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path, "--result-max-age", "60",
+             "--max-output-pixels", "1000", "--max-redirects", "1", "--source-timeout", "5"],
+            environment: ["WEBIMAGE_PURGE_TOKEN": "s3cret-token"])
+        defer { process.terminate() }
+        #expect(settings.contains("output 1000 px") && settings.contains("1 redirects") && settings.contains("source timeout 5.0 s"))
+        #expect(settings.contains("max-age 60 s") && !settings.contains("s3cret-token"), "\(settings)")
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let base = "http://127.0.0.1:\(port)/unsafe"
+        let small = try await client.execute(HTTPClientRequest(url: "\(base)/20x0/127.0.0.1:\(origin.port)/a.jpg"), timeout: .seconds(30))
+        #expect(small.status.code == 200 && small.headers.first(name: "cache-control") == "public, max-age=60")
+        let large = try await client.execute(HTTPClientRequest(url: "\(base)/40x0/127.0.0.1:\(origin.port)/a.jpg"), timeout: .seconds(30))
+        #expect(large.status.code == 413, "40x27 is over 1,000 output pixels")
+        try await client.shutdown()
+    }
+
+    @Test("a limit of 0 or below is refused at start, naming the flag")
+    func refusesNonPositiveLimits() async throws {
+        let result = try await CLIRunner.run(["serve", "--allow-unsafe", "--port", "0", "--max-output-pixels", "0"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--max-output-pixels must be greater than 0"))
+    }
+
     @Test("without a security key or --allow-unsafe it refuses to start, saying what to do")
     func refusesWithoutKeys() async throws {
         let result = try await CLIRunner.run(["serve", "--port", "0"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("WEBIMAGE_SECURITY_KEY"))
+    }
+
+    /// Starts `webimage serve --port 0 ARGUMENTS` and reads what it prints at start: the port from
+    /// the first line, the settings from the lines after it.
+    private func startServe(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Process, Int, String) {
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = ["serve", "--port", "0"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let banner = try await onOwnThread { () -> String in
+            var text = ""
+            while !text.contains("variants max-age") || !text.hasSuffix("\n") {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
+        }
+        let port = try #require(banner.split(separator: "\n").first?.split(separator: ":").last.flatMap { Int($0) }, "banner: \(banner)")
+        return (process, port, banner)
     }
 }

@@ -36,12 +36,14 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // AVIF through Debian's libavif 0.11 (dav1d/libgav1 decode, aom/rav1e/SVT encode).
+        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
         // The only hand-written C: setjmp traps so libjpeg/libpng errors never longjmp across Swift.
         .target(name: "CWebImageShims", dependencies: ["CJPEG", "CPNG"]),
         .target(
             name: "WebImage",
             dependencies: [
-                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP",
+                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -9,9 +9,9 @@ public final class ImageCodersManager: ProgressiveImageCoder, AnimatedImageCoder
 
     private let coders: Mutex<[any ImageCoder]>
 
-    /// A manager with the built-in coders: JPEG, PNG, GIF, WebP.
+    /// A manager with the built-in coders: JPEG, PNG, GIF, WebP, AVIF.
     public convenience init() {
-        self.init(coders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder()])
+        self.init(coders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()])
     }
 
     public init(coders: [any ImageCoder]) {

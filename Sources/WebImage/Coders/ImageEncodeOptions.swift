@@ -2,7 +2,7 @@
 public struct ImageEncodeOptions: Sendable, Hashable {
     /// 0...1; JPEG and lossy WebP quality (SD's `compressionQuality`). 1 = best.
     public var quality: Double
-    /// WebP: lossless rather than lossy.
+    /// WebP and AVIF: lossless rather than lossy.
     public var lossless: Bool
     /// JPEG: write a progressive file (loads coarse-to-fine over slow links).
     public var progressive: Bool

@@ -2,8 +2,9 @@ import Foundation
 import WebImage
 
 /// The variant's format: the `format()` filter when given, else what the client's `Accept` takes
-/// (q-values honoured) — WebP — else the source's own (PNG when it has alpha and was not PNG or
-/// GIF); an animated source stays animated (WebP when accepted, else GIF).
+/// (q-values honoured) — AVIF, then WebP — else the source's own (PNG when it has alpha and was
+/// not PNG or GIF); an animated source stays animated (WebP when accepted, else GIF: WebImage
+/// writes AVIF stills only).
 struct OutputFormat: Equatable {
     var format: ImageFormat
     /// Whether `Accept` decided it (the response then varies by `Accept`).
@@ -16,6 +17,10 @@ struct OutputFormat: Equatable {
         }
         let accepted = Self.acceptedTypes(accept)
         func takes(_ type: String) -> Bool { (accepted[type] ?? 0) > 0 }
+        if takes("image/avif"), !source.isAnimated, encodable(.avif) {
+            self.init(format: .avif, negotiated: true)
+            return
+        }
         if takes("image/webp"), encodable(.webp) {
             self.init(format: .webp, negotiated: true)
             return
@@ -36,6 +41,13 @@ struct OutputFormat: Equatable {
     private init(format: ImageFormat, negotiated: Bool) {
         self.format = format
         self.negotiated = negotiated
+    }
+
+    /// The part of `Accept` that can change the format (a result-cache key part).
+    static func negotiationKey(_ accept: String?) -> String {
+        let accepted = acceptedTypes(accept)
+        let modern = ["image/avif", "image/webp"].filter { (accepted[$0] ?? 0) > 0 }
+        return modern.isEmpty ? "plain" : modern.joined(separator: "+")
     }
 
     /// `image/webp;q=0.9, */*;q=0.1` → type → q. A type named only through a wildcard does not count:

@@ -6,7 +6,7 @@ import WebImage
 /// `trim` first, then geometry (``ThumborGeometry``: crop box, then scale), flips, then the filters
 /// in the order given.
 ///
-/// Filters understood: `format(jpeg|png|webp|gif)`, `quality(0–100)`, `blur(radius[,sigma])`,
+/// Filters understood: `format(jpeg|png|webp|gif|avif)`, `quality(0–100)`, `blur(radius[,sigma])`,
 /// `rotate(degrees)` (multiples of 90, counter-clockwise, as thumbor), `round_corner(a[|b],r,g,b[,1])`
 /// (one radius; `1` = transparent corners), `fill(color|transparent)` (flattens transparency onto the
 /// colour), `grayscale()`, `no_upscale()`, `upscale()`, `strip_icc()` and `strip_exif()` (WebImage's
@@ -36,7 +36,7 @@ public struct ThumborProcessor: Sendable {
             switch filter.name {
             case "format":
                 guard let name = filter.arguments.first?.lowercased(),
-                      let format = ["jpeg": ImageFormat.jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif][name]
+                      let format = ["jpeg": ImageFormat.jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif, "avif": .avif][name]
                 else { throw .badFilter(filter.description) }
                 output.format = format
             case "quality":

@@ -159,7 +159,7 @@ public final class ImageServer: Sendable {
         } catch {
             throw .badRequest(error.description)
         }
-        let negotiationKey = output.format == nil ? Self.acceptKey(accept) : "-"
+        let negotiationKey = output.format == nil ? OutputFormat.negotiationKey(accept) : "-"
         let key = [request.canonicalOptions, negotiationKey, source.absoluteString].joined(separator: "|")
         return VariantRequest(path: request, source: source, output: output, key: key)
     }
@@ -276,11 +276,6 @@ public final class ImageServer: Sendable {
         guard let data = loaded.data else { throw ServerFailure.badGateway }
         if loaded.cacheType == .none { metrics.fetched(bytes: data.count) }
         return data
-    }
-
-    /// The part of `Accept` that changes the answer (whether WebP is taken).
-    private static func acceptKey(_ accept: String?) -> String {
-        (OutputFormat.acceptedTypes(accept)["image/webp"] ?? 0) > 0 ? "webp" : "no-webp"
     }
 
     static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {

@@ -47,12 +47,17 @@ struct ImageServerTests {
         }
     }
 
-    @Test("format(): the filter wins and nothing varies; without it Accept decides, and the answer says Vary: Accept")
+    @Test("format(): the filter wins and nothing varies; without it Accept decides (AVIF, then WebP), and the answer says Vary: Accept")
     func formats() async throws {
         try await withImageServer { harness in
             harness.origin.route("/a.jpg", .fixture("jpeg-baseline.jpg"))
-            let webp = try await harness.get(harness.unsafe("20x0", "/a.jpg"), headers: [("Accept", "image/avif,image/webp,*/*;q=0.8")])
+            let avif = try await harness.get(harness.unsafe("20x0", "/a.jpg"), headers: [("Accept", "image/avif,image/webp,*/*;q=0.8")])
+            #expect(avif.header("content-type") == "image/avif" && avif.header("vary") == "Accept")
+            #expect(try decoded(avif).format == .avif)
+            let webp = try await harness.get(harness.unsafe("20x0", "/a.jpg"), headers: [("Accept", "image/webp,*/*;q=0.8")])
             #expect(webp.header("content-type") == "image/webp" && webp.header("vary") == "Accept")
+            let forcedAVIF = try await harness.get(harness.unsafe("20x0/filters:format(avif)", "/a.jpg"))
+            #expect(forcedAVIF.header("content-type") == "image/avif" && forcedAVIF.header("vary") == nil)
             let plain = try await harness.get(harness.unsafe("20x0", "/a.jpg"), headers: [("Accept", "image/webp;q=0, */*")])
             #expect(plain.header("content-type") == "image/jpeg" && plain.header("vary") == "Accept")
             let forced = try await harness.get(harness.unsafe("20x0/filters:format(png):quality(50)", "/a.jpg"), headers: [("Accept", "image/webp")])

@@ -1,0 +1,97 @@
+import CAVIF
+import Foundation
+
+enum AVIFDecoding {
+    static func header(_ data: Data) throws -> ImageHeader {
+        try withParsedDecoder(data) { decoder in
+            let image = decoder.pointee.image.pointee
+            return ImageHeader(format: .avif, pixelSize: PixelSize(width: Int(image.width), height: Int(image.height)),
+                               orientation: orientation(of: image), frameCount: Int(decoder.pointee.imageCount))
+        }
+    }
+
+    static func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        try withParsedDecoder(data) { decoder in
+            let first = decoder.pointee.image.pointee
+            let size = PixelSize(width: Int(first.width), height: Int(first.height))
+            try options.checkPixelLimit(width: size.width, height: size.height)
+            let count = options.decodeFirstFrameOnly ? 1 : max(1, Int(decoder.pointee.imageCount))
+            try options.checkAnimationWork(canvas: size, frameCount: count)
+            let target = options.targetSize(for: size, frameCount: count)
+            var frames: [ImageFrame] = []
+            for _ in 0..<count {
+                try check(avifDecoderNextImage(decoder), decoder)
+                let image = decoder.pointee.image!
+                guard Int(image.pointee.width) == size.width, Int(image.pointee.height) == size.height else {
+                    throw ImageCoderError.corrupt(.avif, reason: "frames of different sizes")
+                }
+                var bitmap = try Bitmap(width: size.width, height: size.height) { buffer in
+                    var rgb = avifRGBImage()
+                    avifRGBImageSetDefaults(&rgb, image)
+                    rgb.format = AVIF_RGB_FORMAT_RGBA
+                    rgb.depth = 8
+                    rgb.pixels = buffer.baseAddress
+                    rgb.rowBytes = UInt32(size.width * 4)
+                    try check(avifImageYUVToRGB(image, &rgb), decoder)
+                }
+                if let target { bitmap = bitmap.resampled(to: target) }
+                frames.append(ImageFrame(bitmap: bitmap, duration: count > 1 ? decoder.pointee.imageTiming.duration : 0))
+            }
+            return Image(frames: frames, loopCount: 0, scale: options.scaleFactor ?? 1, orientation: orientation(of: first),
+                         format: .avif, originalData: target == nil && count == Int(decoder.pointee.imageCount) ? data : nil,
+                         hasAlpha: decoder.pointee.alphaPresent != 0)
+        }
+    }
+
+    /// A decoder over `data`, parsed (sizes and frame count known, nothing decoded), for `body`.
+    private static func withParsedDecoder<T>(_ data: Data, _ body: (UnsafeMutablePointer<avifDecoder>) throws -> T) throws -> T {
+        if data.isEmpty { throw ImageCoderError.emptyData }
+        guard let decoder = avifDecoderCreate() else { throw ImageCoderError.outOfMemory }
+        defer { avifDecoderDestroy(decoder) }
+        // One thread: WebImage's decoding queue is the parallelism. Metadata we do not read is skipped.
+        decoder.pointee.maxThreads = 1
+        decoder.pointee.ignoreExif = AVIF_TRUE
+        decoder.pointee.ignoreXMP = AVIF_TRUE
+        return try data.withUnsafeBytes { raw in
+            try check(avifDecoderSetIOMemory(decoder, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count), decoder)
+            // Parsing reads sizes and frame count only; the pixel limit is checked on them after.
+            try check(avifDecoderParse(decoder), decoder)
+            return try body(decoder)
+        }
+    }
+
+    private static func check(_ result: avifResult, _ decoder: UnsafeMutablePointer<avifDecoder>) throws {
+        guard result != AVIF_RESULT_OK else { return }
+        if result == AVIF_RESULT_TRUNCATED_DATA || result == AVIF_RESULT_NO_IMAGES_REMAINING { throw ImageCoderError.truncated(.avif) }
+        if result == AVIF_RESULT_OUT_OF_MEMORY { throw ImageCoderError.outOfMemory }
+        throw ImageCoderError.corrupt(.avif, reason: AVIFStatus.reason(result, decoder.pointee.diag))
+    }
+
+    /// The `irot` / `imir` transforms as an EXIF orientation (what the other coders report; the
+    /// pixels stay as stored). Both together: the rotation, then the mirror.
+    static func orientation(of image: avifImage) -> ImageOrientation {
+        let rotates = image.transformFlags & AVIF_TRANSFORM_IROT.rawValue != 0
+        let mirrors = image.transformFlags & AVIF_TRANSFORM_IMIR.rawValue != 0
+        let quarterTurnsClockwise = rotates ? (4 - Int(image.irot.angle) % 4) % 4 : 0
+        // imir mode 0: about the vertical axis (left-right); 1: about the horizontal axis.
+        let mirrorMode: Int? = mirrors ? Int(image.imir.mode) : nil
+        return ImageOrientation(quarterTurnsClockwise: quarterTurnsClockwise, thenMirror: mirrorMode)
+    }
+}
+
+extension ImageOrientation {
+    /// The EXIF orientation that displays stored pixels after turning them `quarterTurnsClockwise`
+    /// and then mirroring them (0: left-right, 1: top-bottom, nil: not).
+    init(quarterTurnsClockwise turns: Int, thenMirror mirror: Int?) {
+        // A top-bottom mirror is a left-right one after a half turn.
+        let (turns, flips) = switch mirror {
+        case nil: (turns % 4, false)
+        case 0: (turns % 4, true)
+        default: ((turns + 2) % 4, true)
+        }
+        // EXIF: 1/6/3/8 turn 0/90/180/270 clockwise; 2/5/4/7 are those turns followed by a left-right
+        // mirror (a quarter turn then a mirror is a transpose, 5).
+        let exif = flips ? [2, 5, 4, 7][turns] : [1, 6, 3, 8][turns]
+        self.init(exifValue: exif)
+    }
+}

@@ -4,14 +4,14 @@ import WebImage
 
 /// The formats `fetch -o` can write.
 enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
-    case png, jpeg, webp, gif
+    case png, jpeg, webp, gif, avif
 
     init?(argument: String) {
         let name = argument.lowercased()
         self.init(rawValue: name == "jpg" ? "jpeg" : name)
     }
 
-    /// From a file name's extension (`.jpg`, `.jpeg`, `.png`, `.webp`, `.gif`), if it names one.
+    /// From a file name's extension (`.jpg`, `.jpeg`, `.png`, `.webp`, `.gif`, `.avif`), if it names one.
     init?(pathExtension path: String) {
         self.init(argument: URL(fileURLWithPath: path).pathExtension)
     }
@@ -22,6 +22,7 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
         case .jpeg: .jpeg
         case .webp: .webp
         case .gif: .gif
+        case .avif: .avif
         }
     }
 }

@@ -68,26 +68,28 @@ enum AVIFDecoding {
     }
 
     /// The `irot` / `imir` transforms as an EXIF orientation (what the other coders report; the
-    /// pixels stay as stored). Both together: the rotation, then the mirror.
+    /// pixels stay as stored). HEIF applies the rotation first, then the mirror.
     static func orientation(of image: avifImage) -> ImageOrientation {
         let rotates = image.transformFlags & AVIF_TRANSFORM_IROT.rawValue != 0
         let mirrors = image.transformFlags & AVIF_TRANSFORM_IMIR.rawValue != 0
+        // irot turns anti-clockwise; imir mode 0 exchanges top and bottom, 1 left and right.
         let quarterTurnsClockwise = rotates ? (4 - Int(image.irot.angle) % 4) % 4 : 0
-        // imir mode 0: about the vertical axis (left-right); 1: about the horizontal axis.
-        let mirrorMode: Int? = mirrors ? Int(image.imir.mode) : nil
-        return ImageOrientation(quarterTurnsClockwise: quarterTurnsClockwise, thenMirror: mirrorMode)
+        let mirror: ImageOrientation.Mirror? = mirrors ? (image.imir.mode == 0 ? .topBottom : .leftRight) : nil
+        return ImageOrientation(quarterTurnsClockwise: quarterTurnsClockwise, then: mirror)
     }
 }
 
 extension ImageOrientation {
+    enum Mirror { case leftRight, topBottom }
+
     /// The EXIF orientation that displays stored pixels after turning them `quarterTurnsClockwise`
-    /// and then mirroring them (0: left-right, 1: top-bottom, nil: not).
-    init(quarterTurnsClockwise turns: Int, thenMirror mirror: Int?) {
+    /// and then mirroring them.
+    init(quarterTurnsClockwise turns: Int, then mirror: Mirror?) {
         // A top-bottom mirror is a left-right one after a half turn.
         let (turns, flips) = switch mirror {
         case nil: (turns % 4, false)
-        case 0: (turns % 4, true)
-        default: ((turns + 2) % 4, true)
+        case .leftRight: (turns % 4, true)
+        case .topBottom: ((turns + 2) % 4, true)
         }
         // EXIF: 1/6/3/8 turn 0/90/180/270 clockwise; 2/5/4/7 are those turns followed by a left-right
         // mirror (a quarter turn then a mirror is a transpose, 5).

@@ -65,11 +65,42 @@ struct AVIFCoderTests {
         }
     }
 
-    @Test("irot/imir read as the EXIF orientation the other coders report",
-          arguments: [(0, nil, 1), (1, nil, 8), (2, nil, 3), (3, nil, 6), (0, 0, 2), (0, 1, 4), (3, 0, 5), (1, 0, 7)] as [(Int, Int?, Int)])
-    func orientations(turnsCounterClockwise: Int, mirror: Int?, exif: Int) {
-        let orientation = ImageOrientation(quarterTurnsClockwise: (4 - turnsCounterClockwise) % 4, thenMirror: mirror)
-        #expect(orientation.exifValue == exif)
+    @Test("avifenc's files: 8-bit, 10-bit with alpha and 12-bit decode to RGBA8 close to the PNGs they came from",
+          arguments: [("avif-rgb.avif", "png-rgb.png"), ("avif-10bit-alpha.avif", "png-rgba.png"), ("avif-12bit.avif", "png-rgb.png")])
+    func avifencFiles(avif: String, png: String) throws {
+        let image = try coder.decode(try Fixtures.data(avif), options: .default)
+        let reference = try ImageCodersManager.shared.decode(try Fixtures.data(png))
+        #expect(image.pixelSize == reference.pixelSize)
+        #expect(image.hasAlpha == reference.hasAlpha)
+        #expect(meanDifference(image.bitmap, reference.bitmap) < 12, "lossy at avifenc's defaults, with an 8-px checker")
+    }
+
+    @Test("an image sequence: every frame with its duration (timescale 10: 0.1, 0.3, 0.2 s), forever; first frame only on request")
+    func sequence() throws {
+        let data = try Fixtures.data("avif-sequence.avif")
+        let image = try coder.decode(data, options: .default)
+        #expect(image.frames.map(\.duration) == [0.1, 0.3, 0.2])
+        #expect(image.loopCount == 0 && image.isAnimated)
+        #expect(image.frames[0].bitmap != image.frames[1].bitmap)
+        #expect(try coder.animationInfo(of: data) == AnimationInfo(frameCount: 3, loopCount: 0, canvasSize: PixelSize(width: 48, height: 32)))
+        let first = try coder.decode(data, options: ImageDecodeOptions(decodeFirstFrameOnly: true))
+        #expect(first.frames.count == 1 && first.originalData == nil)
+        #expect(throws: ImageCoderError.self) { try coder.decode(data, options: ImageDecodeOptions(maxAnimationBytes: 1000)) }
+        try ImageIntegrity.check(data)
+    }
+
+    @Test("irot 3 (three quarter turns anti-clockwise) reads as EXIF 6; the pixels stay as stored")
+    func irot() throws {
+        let image = try coder.decode(try Fixtures.data("avif-irot3.avif"), options: .default)
+        #expect(image.orientation == .right && image.pixelSize == PixelSize(width: 48, height: 32))
+        #expect(try coder.header(of: try Fixtures.data("avif-irot3.avif")).uprightSize == PixelSize(width: 32, height: 48))
+    }
+
+    @Test("irot/imir read as the EXIF orientation the other coders report (rotation first, then the mirror)",
+          arguments: [(0, nil, 1), (1, nil, 8), (2, nil, 3), (3, nil, 6), (0, .leftRight, 2), (0, .topBottom, 4),
+                      (3, .leftRight, 5), (1, .leftRight, 7)] as [(Int, ImageOrientation.Mirror?, Int)])
+    func orientations(turnsAntiClockwise: Int, mirror: ImageOrientation.Mirror?, exif: Int) {
+        #expect(ImageOrientation(quarterTurnsClockwise: (4 - turnsAntiClockwise) % 4, then: mirror).exifValue == exif)
     }
 }
 

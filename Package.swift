@@ -38,12 +38,14 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // AVIF through Debian's libavif 0.11 (dav1d/libgav1 decode, aom/rav1e/SVT encode).
         .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
+        // HEIF/HEIC through Debian's libheif 1.15 (HEVC by libde265).
+        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // The only hand-written C: setjmp traps so libjpeg/libpng errors never longjmp across Swift.
         .target(name: "CWebImageShims", dependencies: ["CJPEG", "CPNG"]),
         .target(
             name: "WebImage",
             dependencies: [
-                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF",
+                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

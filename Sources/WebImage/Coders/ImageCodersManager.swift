@@ -9,9 +9,9 @@ public final class ImageCodersManager: ProgressiveImageCoder, AnimatedImageCoder
 
     private let coders: Mutex<[any ImageCoder]>
 
-    /// A manager with the built-in coders: JPEG, PNG, GIF, WebP, AVIF.
+    /// A manager with the built-in coders: JPEG, PNG, GIF, WebP, AVIF, HEIF/HEIC (decode).
     public convenience init() {
-        self.init(coders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()])
+        self.init(coders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()])
     }
 
     public init(coders: [any ImageCoder]) {

@@ -9,9 +9,10 @@ public final class ImageCodersManager: ProgressiveImageCoder, AnimatedImageCoder
 
     private let coders: Mutex<[any ImageCoder]>
 
-    /// A manager with the built-in coders: JPEG, PNG, GIF, WebP, AVIF, HEIF/HEIC (decode).
+    /// A manager with the built-in coders: JPEG, PNG, GIF, WebP, AVIF. ``HEIFCoder`` is opt-in
+    /// (see its documentation).
     public convenience init() {
-        self.init(coders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()])
+        self.init(coders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()])
     }
 
     public init(coders: [any ImageCoder]) {

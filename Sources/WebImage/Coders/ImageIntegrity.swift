@@ -19,7 +19,7 @@ import Foundation
 /// Dimensions are checked against `maxPixelCount` as a decode would. Anything else (HEIC, BMP…)
 /// is ``ImageCoderError/unsupportedFormat(_:)``: WebImage could not decode it either.
 public enum ImageIntegrity {
-    /// Returns when `data` is a structurally whole JPEG, PNG, GIF, WebP, AVIF or HEIF (its container) within `maxPixelCount`;
+    /// Returns when `data` is a structurally whole JPEG, PNG, GIF, WebP or AVIF within `maxPixelCount`;
     /// throws ``ImageCoderError/truncated(_:)``, ``ImageCoderError/corrupt(_:reason:)``,
     /// ``ImageCoderError/tooLarge(width:height:limit:)``, ``ImageCoderError/emptyData`` or
     /// ``ImageCoderError/unsupportedFormat(_:)`` otherwise.
@@ -36,7 +36,6 @@ public enum ImageIntegrity {
                 case .gif: try checkGIF(bytes, maxPixelCount: maxPixelCount)
                 case .webp: try checkWebP(bytes, maxPixelCount: maxPixelCount)
                 case .avif: try checkAVIF(bytes, maxPixelCount: maxPixelCount)
-                case .heic, .heif: try checkHEIF(bytes, maxPixelCount: maxPixelCount)
                 default: throw .unsupportedFormat(format)
                 }
                 return .success(())

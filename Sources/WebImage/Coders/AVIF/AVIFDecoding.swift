@@ -15,6 +15,11 @@ enum AVIFDecoding {
             let first = decoder.pointee.image.pointee
             let size = PixelSize(width: Int(first.width), height: Int(first.height))
             try options.checkPixelLimit(width: size.width, height: size.height)
+            // The header passed; the AV1 stream may still declare a bigger picture than its
+            // `ispe`. dav1d refuses frames over libavif's limit before allocating them, so the
+            // limit becomes ours and the codecs are made again with it.
+            decoder.pointee.imageSizeLimit = UInt32(clamping: min(options.maxPixelCount, 16384 * 16384))
+            try check(avifDecoderReset(decoder), decoder)
             let count = options.decodeFirstFrameOnly ? 1 : max(1, Int(decoder.pointee.imageCount))
             try options.checkAnimationWork(canvas: size, frameCount: count)
             let target = options.targetSize(for: size, frameCount: count)

@@ -40,12 +40,16 @@ let package = Package(
         .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
         // HEIF/HEIC through Debian's libheif 1.15 (HEVC by libde265).
         .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // JPEG XL decode through Debian's libjxl 0.7.
+        .systemLibrary(name: "CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
+        // ICC profiles to sRGB through Little CMS 2.
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         // The only hand-written C: setjmp traps so libjpeg/libpng errors never longjmp across Swift.
         .target(name: "CWebImageShims", dependencies: ["CJPEG", "CPNG"]),
         .target(
             name: "WebImage",
             dependencies: [
-                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF",
+                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CJXL", "CLCMS2",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -59,7 +59,7 @@ struct BenchCommand: ParsableCommand {
 
     private func bench(_ file: String, options: ImageDecodeOptions) throws -> String {
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
-        let coder: any ImageCoder = checkOnly ? StructureCheckCoder() : ImageCodersManager.shared
+        let coder: any ImageCoder = checkOnly ? StructureCheckCoder() : ImageCodersManager.localFiles
         var size = PixelSize.zero
         for _ in 0..<warmup {
             size = try coder.decode(data, options: options).pixelSize

@@ -48,7 +48,7 @@ struct DecodeCommand: ParsableCommand {
             var options = ImageDecodeOptions(maxPixelCount: maxPixels)
             options.thumbnailPixelSize = thumbnail.flatMap(PixelSize.init(parsing:))
             options.scaleFactor = ImageScale.scaleFactor(forKey: url.lastPathComponent)
-            let image = try ImageCodersManager.shared.decode(data, options: options)
+            let image = try ImageCodersManager.localFiles.decode(data, options: options)
             if let rawRGBA {
                 try write(Data(image.bitmap.pixels), to: rawRGBA)
             }

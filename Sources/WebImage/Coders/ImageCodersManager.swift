@@ -9,10 +9,10 @@ public final class ImageCodersManager: ProgressiveImageCoder, AnimatedImageCoder
 
     private let coders: Mutex<[any ImageCoder]>
 
-    /// A manager with the built-in coders: JPEG, PNG, GIF, WebP, AVIF. ``HEIFCoder`` is opt-in
+    /// A manager with the built-in coders: JPEG, PNG, GIF, WebP, AVIF, JPEG XL. ``HEIFCoder`` is opt-in
     /// (see its documentation).
     public convenience init() {
-        self.init(coders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()])
+        self.init(coders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), JXLCoder()])
     }
 
     public init(coders: [any ImageCoder]) {

@@ -1,8 +1,8 @@
 import CWebP
 import Foundation
 
-/// A structural check of JPEG, PNG, GIF and WebP bytes that decodes no pixels: for loads that only
-/// keep the bytes (`webimage prefetch`), where a full decode would cost more CPU than downloading
+/// A structural check of JPEG, PNG, GIF, WebP and AVIF bytes that decodes no pixels (JPEG XL is
+/// decoded): for loads that only keep the bytes (`webimage prefetch`), where a full decode would cost more CPU than downloading
 /// and storing them, but a truncated or mangled body must still never reach the cache.
 ///
 /// What each format gets — every check linear in the bytes, a few microseconds for a 30 KB file:
@@ -15,11 +15,13 @@ import Foundation
 /// - GIF: the block structure of every frame (giflib, without LZW decoding). A file that stops
 ///   after a complete frame passes, as decoders and browsers show it (a missing trailer is common).
 /// - WebP: the RIFF chunks tiling the declared size exactly, and libwebp's bitstream header check.
+/// - AVIF: libavif's parse, and every frame's extent inside the bytes.
+/// - JPEG XL: a decode (libjxl shows no frame extents to check a cut-off body against).
 ///
 /// Dimensions are checked against `maxPixelCount` as a decode would. Anything else (HEIC, BMP…)
 /// is ``ImageCoderError/unsupportedFormat(_:)``: WebImage could not decode it either.
 public enum ImageIntegrity {
-    /// Returns when `data` is a structurally whole JPEG, PNG, GIF, WebP or AVIF within `maxPixelCount`;
+    /// Returns when `data` is a structurally whole JPEG, PNG, GIF, WebP, AVIF or JPEG XL within `maxPixelCount`;
     /// throws ``ImageCoderError/truncated(_:)``, ``ImageCoderError/corrupt(_:reason:)``,
     /// ``ImageCoderError/tooLarge(width:height:limit:)``, ``ImageCoderError/emptyData`` or
     /// ``ImageCoderError/unsupportedFormat(_:)`` otherwise.
@@ -28,6 +30,7 @@ public enum ImageIntegrity {
     ) throws(ImageCoderError) {
         guard !data.isEmpty else { throw .emptyData }
         let format = ImageFormat.detect(data)
+        if format == .jpegXL { return try checkJXL(data, maxPixelCount: maxPixelCount) }
         let outcome: Result<Void, ImageCoderError> = data.withUnsafeBytes { bytes in
             do throws(ImageCoderError) {
                 switch format {

@@ -57,6 +57,7 @@ struct wi_jpeg_decoder {
     int created;
     int failed;
     int started;
+    JOCTET *icc;  // from jpeg_read_icc_profile (malloc'ed)
 };
 
 static void wi_jpeg_progress(j_common_ptr cinfo) {
@@ -104,6 +105,7 @@ void wi_jpeg_decoder_destroy(wi_jpeg_decoder *dec) {
         // jpeg_destroy never raises errors, but keep a trap in case a future libjpeg does.
         if (setjmp(dec->err.jump) == 0) jpeg_destroy_decompress(&dec->cinfo);
     }
+    free(dec->icc);
     free(dec);
 }
 
@@ -116,6 +118,7 @@ int wi_jpeg_read_header(wi_jpeg_decoder *dec, wi_jpeg_header *header) {
     WI_TRAP(dec);
     jpeg_mem_src(&dec->cinfo, dec->data, (unsigned long)dec->size);
     jpeg_save_markers(&dec->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&dec->cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&dec->cinfo, TRUE);
     memset(header, 0, sizeof *header);
     header->width = dec->cinfo.image_width;
@@ -131,6 +134,15 @@ int wi_jpeg_read_header(wi_jpeg_decoder *dec, wi_jpeg_header *header) {
             header->exif_length = m->data_length;
             break;
         }
+    }
+    // A profile split over APP2 markers in the wrong order or with gaps is a warning, not an
+    // error: libjpeg-turbo returns FALSE and the image decodes without it.
+    unsigned int icc_length = 0;
+    free(dec->icc);
+    dec->icc = NULL;
+    if (jpeg_read_icc_profile(&dec->cinfo, &dec->icc, &icc_length)) {
+        header->icc = dec->icc;
+        header->icc_length = icc_length;
     }
     return 0;
 }
@@ -210,8 +222,8 @@ typedef struct {
 } wi_jpeg_encoder;
 
 int wi_jpeg_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
-                        int quality, int progressive, uint8_t **out, size_t *out_size,
-                        char *errbuf, size_t errbuf_size) {
+                        int quality, int progressive, const uint8_t *icc, size_t icc_length,
+                        uint8_t **out, size_t *out_size, char *errbuf, size_t errbuf_size) {
     *out = NULL;
     *out_size = 0;
     // Heap state: everything touched between setjmp and a longjmp lives behind this pointer,
@@ -249,6 +261,7 @@ int wi_jpeg_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height, si
     jpeg_set_quality(&enc->cinfo, quality, TRUE);
     if (progressive) jpeg_simple_progression(&enc->cinfo);
     jpeg_start_compress(&enc->cinfo, TRUE);
+    if (icc && icc_length > 0) jpeg_write_icc_profile(&enc->cinfo, icc, (unsigned int)icc_length);
     while (enc->cinfo.next_scanline < enc->cinfo.image_height) {
         JSAMPROW row = (JSAMPROW)(rgba + (size_t)enc->cinfo.next_scanline * stride);
         jpeg_write_scanlines(&enc->cinfo, &row, 1);

@@ -156,6 +156,34 @@ uint32_t wi_png_rows_done(const wi_png_decoder *dec) { return dec->rows_done; }
 int wi_png_pass(const wi_png_decoder *dec) { return dec->pass; }
 const uint8_t *wi_png_pixels(const wi_png_decoder *dec) { return dec->pixels; }
 int wi_png_bit_depth(const wi_png_decoder *dec) { return dec->bit_depth; }
+
+const uint8_t *wi_png_icc(const wi_png_decoder *dec, size_t *length) {
+    png_charp name;
+    int compression;
+    png_bytep profile;
+    png_uint_32 size;
+    *length = 0;
+    if (!dec->header_ready || !png_get_iCCP(dec->png, dec->info, &name, &compression, &profile, &size)) return NULL;
+    *length = size;
+    return profile;
+}
+
+int wi_png_has_srgb(const wi_png_decoder *dec) {
+    return dec->header_ready && png_get_valid(dec->png, dec->info, PNG_INFO_sRGB) != 0;
+}
+
+int32_t wi_png_gamma(const wi_png_decoder *dec) {
+    png_fixed_point gamma = 0;
+    if (!dec->header_ready || !png_get_gAMA_fixed(dec->png, dec->info, &gamma)) return 0;
+    return gamma;
+}
+
+int wi_png_chromaticities(const wi_png_decoder *dec, int32_t out[8]) {
+    png_fixed_point v[8];
+    if (!dec->header_ready || !png_get_cHRM_fixed(dec->png, dec->info, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) return 0;
+    for (int i = 0; i < 8; i++) out[i] = v[i];
+    return 1;
+}
 int wi_png_color_type(const wi_png_decoder *dec) { return dec->color_type; }
 
 typedef struct {
@@ -198,8 +226,8 @@ static void wi_png_encode_error_fn(png_structp png, png_const_charp msg) {
 }
 
 int wi_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
-                       int has_alpha, int compression_level, uint8_t **out, size_t *out_size,
-                       char *errbuf, size_t errbuf_size) {
+                       int has_alpha, int compression_level, const uint8_t *icc, size_t icc_length,
+                       uint8_t **out, size_t *out_size, char *errbuf, size_t errbuf_size) {
     *out = NULL;
     *out_size = 0;
     // Heap state, so nothing relies on non-volatile locals after a longjmp.
@@ -228,6 +256,9 @@ int wi_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height, siz
                  has_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (compression_level >= 0) png_set_compression_level(enc->png, compression_level);
+    if (icc && icc_length > 0) {
+        png_set_iCCP(enc->png, enc->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_length);
+    }
     png_write_info(enc->png, enc->info);
     // Input rows are always RGBA; without alpha the fourth byte is a filler to strip.
     if (!has_alpha) png_set_filler(enc->png, 0, PNG_FILLER_AFTER);

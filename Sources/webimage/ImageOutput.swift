@@ -45,7 +45,8 @@ enum ImageOutput {
     static func upright(_ image: Image) -> Image {
         guard image.orientation != .up else { return image }
         let frames = image.frames.map { ImageFrame(bitmap: $0.bitmap.oriented(image.orientation), duration: $0.duration) }
-        return Image(frames: frames, loopCount: image.loopCount, scale: image.scale, format: image.format, hasAlpha: image.hasAlpha)
+        return Image(frames: frames, loopCount: image.loopCount, scale: image.scale, format: image.format, hasAlpha: image.hasAlpha,
+                     colorProfile: image.colorProfile)
     }
 
     /// Writes atomically, so a failed run never leaves half a file under `path`.

@@ -17,6 +17,8 @@ typedef struct {
     int adobe_inverted;   // Adobe APP14 marker seen: CMYK samples are stored inverted
     const uint8_t *exif;  // APP1 payload starting with "Exif\0\0", or NULL
     size_t exif_length;
+    const uint8_t *icc;   // the ICC profile from the APP2 markers (joined), or NULL; owned by the decoder
+    size_t icc_length;
 } wi_jpeg_header;
 
 /// Reads from `data[0..<size]`, which must stay alive until destroy. A truncated stream is
@@ -43,7 +45,7 @@ int wi_jpeg_finish(wi_jpeg_decoder *dec);
 /// Encodes straight RGBA8 (alpha ignored) as baseline JPEG. On success *out is malloc'ed and the
 /// caller frees it with wi_free. Error text goes into errbuf.
 int wi_jpeg_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
-                        int quality, int progressive, uint8_t **out, size_t *out_size,
-                        char *errbuf, size_t errbuf_size);
+                        int quality, int progressive, const uint8_t *icc, size_t icc_length,
+                        uint8_t **out, size_t *out_size, char *errbuf, size_t errbuf_size);
 
 void wi_free(void *ptr);

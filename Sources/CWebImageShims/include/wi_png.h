@@ -45,9 +45,18 @@ const uint8_t *wi_png_pixels(const wi_png_decoder *dec);
 /// Header-only facts, valid once the header is ready.
 int wi_png_bit_depth(const wi_png_decoder *dec);
 int wi_png_color_type(const wi_png_decoder *dec);
+/// Colour metadata, valid once the header is ready (these chunks come before the pixels).
+/// The iCCP profile, inflated, owned by the decoder; NULL when absent.
+const uint8_t *wi_png_icc(const wi_png_decoder *dec, size_t *length);
+/// Whether an sRGB chunk says the pixels are sRGB.
+int wi_png_has_srgb(const wi_png_decoder *dec);
+/// gAMA: the file gamma × 100000 (45455 for 1/2.2), 0 when absent.
+int32_t wi_png_gamma(const wi_png_decoder *dec);
+/// cHRM: white, red, green, blue as x, y pairs × 100000 into out; 0 when absent.
+int wi_png_chromaticities(const wi_png_decoder *dec, int32_t out[8]);
 
 /// Encodes straight RGBA8 as PNG (colour type RGBA, or RGB when has_alpha is 0).
 /// On success *out is malloc'ed; free it with wi_free.
 int wi_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
-                       int has_alpha, int compression_level, uint8_t **out, size_t *out_size,
-                       char *errbuf, size_t errbuf_size);
+                       int has_alpha, int compression_level, const uint8_t *icc, size_t icc_length,
+                       uint8_t **out, size_t *out_size, char *errbuf, size_t errbuf_size);

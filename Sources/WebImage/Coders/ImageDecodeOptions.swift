@@ -26,6 +26,11 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// bounded too: frames × canvas may reach 8 budgets (`animationWorkFactor`), beyond that
     /// the animation is ``ImageCoderError/tooLarge(width:height:limit:)``. `nil` = no budget.
     public var maxAnimationBytes: Int?
+    /// Convert pixels described by an embedded colour profile — ICC (JPEG APP2, PNG iCCP, WebP
+    /// ICCP, AVIF/HEIF colr, JPEG XL), PNG gAMA/cHRM, AVIF/HEIF nclx primaries — to sRGB, as
+    /// browsers show them. `false` keeps the pixels as encoded and puts the profile on
+    /// ``Image/colorProfile`` (encoders embed it), for a pipeline that manages colour itself.
+    public var convertsToSRGB: Bool
 
     /// Default animation budget: 512 MB of frames, e.g. 250 frames of 1080p.
     public static let defaultMaxAnimationBytes = 512 * 1024 * 1024
@@ -37,7 +42,8 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         scaleDownLimitBytes: Int? = nil,
         decodeFirstFrameOnly: Bool = false,
         maxPixelCount: Int = ImageDecodeOptions.defaultMaxPixelCount,
-        maxAnimationBytes: Int? = ImageDecodeOptions.defaultMaxAnimationBytes
+        maxAnimationBytes: Int? = ImageDecodeOptions.defaultMaxAnimationBytes,
+        convertsToSRGB: Bool = true
     ) {
         self.scaleFactor = scaleFactor
         self.thumbnailPixelSize = thumbnailPixelSize
@@ -46,6 +52,7 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         self.decodeFirstFrameOnly = decodeFirstFrameOnly
         self.maxPixelCount = maxPixelCount
         self.maxAnimationBytes = maxAnimationBytes
+        self.convertsToSRGB = convertsToSRGB
     }
 
     public static let `default` = ImageDecodeOptions()

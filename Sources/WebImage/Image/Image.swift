@@ -24,6 +24,10 @@ public final class Image: Sendable {
     public let isIncremental: Bool
     /// Memory-cache cost in bytes: bytesPerRow × height × unique frames.
     public let cost: Int
+    /// The ICC profile the pixels are in; `nil` means sRGB. Decoders convert to sRGB by default,
+    /// so this is set only when a decode kept the pixels as encoded
+    /// (``ImageDecodeOptions/convertsToSRGB`` false); encoders then embed it.
+    public let colorProfile: ColorProfile?
 
     public init(
         frames: [ImageFrame],
@@ -33,7 +37,8 @@ public final class Image: Sendable {
         format: ImageFormat = .undefined,
         originalData: Data? = nil,
         hasAlpha: Bool? = nil,
-        isIncremental: Bool = false
+        isIncremental: Bool = false,
+        colorProfile: ColorProfile? = nil
     ) {
         precondition(!frames.isEmpty, "an image has at least one frame")
         self.frames = frames
@@ -45,6 +50,7 @@ public final class Image: Sendable {
         self.hasAlpha = hasAlpha ?? frames.contains { $0.bitmap.containsTransparency }
         self.isIncremental = isIncremental
         self.cost = Image.cost(of: frames)
+        self.colorProfile = colorProfile
     }
 
     /// A still image from one bitmap.
@@ -76,7 +82,7 @@ public final class Image: Sendable {
         Image(
             frames: frames, loopCount: loopCount, scale: scale ?? self.scale, orientation: orientation,
             format: format, originalData: originalData ?? self.originalData, hasAlpha: hasAlpha,
-            isIncremental: isIncremental ?? self.isIncremental)
+            isIncremental: isIncremental ?? self.isIncremental, colorProfile: colorProfile)
     }
 
     /// Frames sharing one pixel buffer (a GIF frame that changes nothing) are counted once.

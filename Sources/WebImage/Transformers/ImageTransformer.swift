@@ -31,6 +31,14 @@ extension Image {
     /// and keep sharing, so the result costs no more memory than the source. Returns nil when `body`
     /// does for any frame.
     func transformingFrames(orientation: ImageOrientation? = nil, _ body: (Bitmap) -> Bitmap?) -> Image? {
+        guard let frames = mappingFrames(body) else { return nil }
+        return Image(
+            frames: frames, loopCount: loopCount, scale: scale, orientation: orientation ?? self.orientation,
+            format: format, originalData: nil, hasAlpha: nil, isIncremental: isIncremental, colorProfile: colorProfile)
+    }
+
+    /// `body` applied once per distinct pixel buffer, durations kept; nil when `body` returns nil.
+    func mappingFrames(_ body: (Bitmap) -> Bitmap?) -> [ImageFrame]? {
         var done: [UnsafeRawPointer?: Bitmap] = [:]
         var frames: [ImageFrame] = []
         frames.reserveCapacity(self.frames.count)
@@ -46,9 +54,7 @@ extension Image {
             }
             frames.append(ImageFrame(bitmap: bitmap, duration: frame.duration))
         }
-        return Image(
-            frames: frames, loopCount: loopCount, scale: scale, orientation: orientation ?? self.orientation,
-            format: format, originalData: nil, hasAlpha: nil, isIncremental: isIncremental)
+        return frames
     }
 
     /// Like ``transformingFrames(orientation:_:)`` for geometric transformers, which work on the image

@@ -201,7 +201,7 @@ struct FillTransformer: ImageTransformer {
     func transform(_ image: Image, forKey key: String) -> Image? {
         let frames = image.frames.map { ImageFrame(bitmap: $0.bitmap.flattened(over: color), duration: $0.duration) }
         return Image(frames: frames, loopCount: image.loopCount, scale: image.scale, orientation: image.orientation,
-                     format: image.format, originalData: nil, hasAlpha: false)
+                     format: image.format, originalData: nil, hasAlpha: false, colorProfile: image.colorProfile)
     }
 }
 
@@ -233,6 +233,6 @@ extension Image {
             return ImageFrame(bitmap: Bitmap(width: frame.bitmap.width, height: frame.bitmap.height, pixels: pixels), duration: frame.duration)
         }
         return Image(frames: frames, loopCount: loopCount, scale: scale, orientation: orientation,
-                     format: format, originalData: nil, hasAlpha: hasAlpha)
+                     format: format, originalData: nil, hasAlpha: hasAlpha, colorProfile: colorProfile)
     }
 }

@@ -38,6 +38,7 @@ public struct AVIFCoder: AnimatedImageCoder {
     public func encode(_ image: Image, as format: ImageFormat = .avif, options: ImageEncodeOptions = .default) throws -> Data {
         guard format == .avif else { throw ImageCoderError.encodingFailed(format, reason: "AVIFCoder writes AVIF only") }
         return try AVIFEncoding.encode(options.framesToEncode(image)[0].bitmap, hasAlpha: image.hasAlpha,
-                                       quality: options.quality, lossless: options.lossless, speed: speed)
+                                       quality: options.quality, lossless: options.lossless, speed: speed,
+                                       icc: options.profileToEmbed(for: image))
     }
 }

@@ -44,8 +44,18 @@ enum AVIFDecoding {
             }
             return Image(frames: frames, loopCount: 0, scale: options.scaleFactor ?? 1, orientation: orientation(of: first),
                          format: .avif, originalData: target == nil && count == Int(decoder.pointee.imageCount) ? data : nil,
-                         hasAlpha: decoder.pointee.alphaPresent != 0)
+                         hasAlpha: decoder.pointee.alphaPresent != 0
+            ).colorManaged(colorProfile(of: first), options: options)
         }
+    }
+
+    /// An ICC `colr` box wins; else the nclx primaries and transfer curve (libavif fills in
+    /// BT.709/sRGB when the file has neither).
+    private static func colorProfile(of image: avifImage) -> ColorProfile? {
+        if image.icc.size > 0, let bytes = image.icc.data { return ColorProfile(iccData: Data(bytes: bytes, count: image.icc.size)) }
+        var xy = [Float](repeating: 0, count: 8)
+        avifColorPrimariesGetValues(image.colorPrimaries, &xy)
+        return ColorProfile.cicp(primaries: xy.map(Double.init), transfer: Int(image.transferCharacteristics))
     }
 
     /// A decoder over `data`, parsed (sizes and frame count known, nothing decoded), for `body`.

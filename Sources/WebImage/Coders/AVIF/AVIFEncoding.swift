@@ -4,13 +4,16 @@ import Foundation
 enum AVIFEncoding {
     /// `bitmap` as an AVIF still: 4:2:0 at a quantizer from `quality` (libavif 1.x's mapping of
     /// its 0–100 quality), or `lossless`: 4:4:4 with identity coefficients, quantizer 0.
-    static func encode(_ bitmap: Bitmap, hasAlpha: Bool, quality: Double, lossless: Bool, speed: Int) throws -> Data {
+    static func encode(_ bitmap: Bitmap, hasAlpha: Bool, quality: Double, lossless: Bool, speed: Int, icc: Data? = nil) throws -> Data {
         guard let image = avifImageCreate(UInt32(bitmap.width), UInt32(bitmap.height), 8,
                                           lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420)
         else { throw ImageCoderError.outOfMemory }
         defer { avifImageDestroy(image) }
         image.pointee.yuvRange = AVIF_RANGE_FULL
         if lossless { image.pointee.matrixCoefficients = UInt16(AVIF_MATRIX_COEFFICIENTS_IDENTITY) }
+        if let icc, !icc.isEmpty {
+            icc.withUnsafeBytes { avifImageSetProfileICC(image, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count) }
+        }
         try bitmap.pixels.withUnsafeBufferPointer { pixels in
             var rgb = avifRGBImage()
             avifRGBImageSetDefaults(&rgb, image)

@@ -32,7 +32,8 @@ public struct HEIFCoder: ImageCoder {
             var bitmap = try HEIFDecoding.rgba(of: source)
             if let target, target != bitmap.size { bitmap = bitmap.resampled(to: target) }
             return Image(bitmap: bitmap, scale: options.scaleFactor ?? 1, format: ImageFormat.detect(data),
-                         originalData: target == nil ? data : nil, hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0)
+                         originalData: target == nil ? data : nil, hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0
+            ).colorManaged(HEIFDecoding.colorProfile(of: handle), options: options)
         }
     }
 

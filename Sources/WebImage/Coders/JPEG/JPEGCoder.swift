@@ -29,10 +29,14 @@ public struct JPEGCoder: ProgressiveImageCoder {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: 256)
+        let icc = options.profileToEmbed(for: image) ?? Data()
         let status = bitmap.pixels.withUnsafeBufferPointer { pixels in
-            wi_jpeg_encode_rgba(
-                pixels.baseAddress, UInt32(bitmap.width), UInt32(bitmap.height), bitmap.bytesPerRow,
-                quality, options.progressive ? 1 : 0, &out, &size, &message, message.count)
+            icc.withUnsafeBytes { profile in
+                wi_jpeg_encode_rgba(
+                    pixels.baseAddress, UInt32(bitmap.width), UInt32(bitmap.height), bitmap.bytesPerRow,
+                    quality, options.progressive ? 1 : 0, profile.baseAddress?.assumingMemoryBound(to: UInt8.self), profile.count,
+                    &out, &size, &message, message.count)
+            }
         }
         guard status == 0, let out else {
             throw ImageCoderError.encodingFailed(.jpeg, reason: String(cBuffer: message))
@@ -75,7 +79,7 @@ enum JPEGDecoding {
             if partial { return nil }
             throw ImageCoderError.emptyData
         }
-        let decoded: (Bitmap, ImageOrientation, scaled: Bool)? = try data.withUnsafeBytes { raw in
+        let decoded: (Bitmap, ImageOrientation, scaled: Bool, ColorProfile?)? = try data.withUnsafeBytes { raw in
             guard let decoder = wi_jpeg_decoder_create(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count) else {
                 throw ImageCoderError.outOfMemory
             }
@@ -103,12 +107,14 @@ enum JPEGDecoding {
             guard wi_jpeg_finish(decoder) == 0 else { throw failure(decoder) }
             if !partial && wi_jpeg_truncated(decoder) != 0 { throw ImageCoderError.truncated(.jpeg) }
             if let target, target != bitmap.size { bitmap = bitmap.resampled(to: target) }
-            return (bitmap, orientation, target != nil)
+            let profile = header.icc.flatMap { ColorProfile(iccData: Data(bytes: $0, count: header.icc_length)) }
+            return (bitmap, orientation, target != nil, profile)
         }
-        guard let (bitmap, orientation, scaled) = decoded else { return nil }
+        guard let (bitmap, orientation, scaled, profile) = decoded else { return nil }
         return Image(
             bitmap: bitmap, scale: options.scaleFactor ?? 1, orientation: orientation, format: .jpeg,
-            originalData: partial || scaled ? nil : data, hasAlpha: false, isIncremental: partial)
+            originalData: partial || scaled ? nil : data, hasAlpha: false, isIncremental: partial
+        ).colorManaged(profile, options: options)
     }
 
     /// The smallest M (libjpeg-turbo scales by M/8) whose output still covers `target`, so the

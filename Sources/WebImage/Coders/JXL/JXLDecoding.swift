@@ -50,6 +50,7 @@ enum JXLDecoding {
         let canvas = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: byteCount)
         defer { canvas.deallocate() }
         var isGray = false
+        var profile: ColorProfile?
         try process(data, events: [JXL_DEC_BASIC_INFO, JXL_DEC_COLOR_ENCODING, JXL_DEC_FULL_IMAGE]) { decoder, status in
             switch status {
             case JXL_DEC_BASIC_INFO:
@@ -59,6 +60,7 @@ enum JXLDecoding {
                 var srgb = JxlColorEncoding()
                 JxlColorEncodingSetToSRGB(&srgb, isGray ? JXL_TRUE : JXL_FALSE)
                 _ = JxlDecoderSetPreferredColorProfile(decoder, &srgb)
+                profile = dataProfile(decoder)
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                 var needed = 0
                 guard JxlDecoderImageOutBufferSize(decoder, &format, &needed) == JXL_DEC_SUCCESS, needed == byteCount,
@@ -76,7 +78,8 @@ enum JXLDecoding {
         guard frames.frames.count == count else { throw ImageCoderError.truncated(.jpegXL) }
         let whole = frames.target == nil && count == scan.durations.count
         return Image(frames: frames.result, loopCount: scan.loopCount, scale: options.scaleFactor ?? 1,
-                     orientation: scan.orientation, format: .jpegXL, originalData: whole ? data : nil, hasAlpha: scan.hasAlpha)
+                     orientation: scan.orientation, format: .jpegXL, originalData: whole ? data : nil, hasAlpha: scan.hasAlpha
+        ).colorManaged(profile, options: options)
     }
 
     /// Runs libjxl over `data`, handing each subscribed event (and output-buffer requests) to
@@ -107,6 +110,18 @@ enum JXLDecoding {
                 }
             }
         }
+    }
+
+    /// The profile of the pixels libjxl will output (sRGB for XYB images, as asked; the
+    /// file's own for the others).
+    private static func dataProfile(_ decoder: OpaquePointer) -> ColorProfile? {
+        var size = 0
+        guard JxlDecoderGetICCProfileSize(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &size) == JXL_DEC_SUCCESS, size > 0 else { return nil }
+        var bytes = Data(count: size)
+        let status = bytes.withUnsafeMutableBytes {
+            JxlDecoderGetColorAsICCProfile(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), size)
+        }
+        return status == JXL_DEC_SUCCESS ? ColorProfile(iccData: bytes) : nil
     }
 
     private static func basicInfo(_ decoder: OpaquePointer) throws -> JxlBasicInfo {

@@ -24,7 +24,8 @@ public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
         if let target { bitmap = bitmap.resampled(to: target) }
         return Image(
             bitmap: bitmap, scale: options.scaleFactor ?? 1, format: .png,
-            originalData: target == nil ? data : nil, hasAlpha: decoder.hasAlpha)
+            originalData: target == nil ? data : nil, hasAlpha: decoder.hasAlpha
+        ).colorManaged(decoder.colorProfile, options: options)
     }
 
     public func animationInfo(of data: Data) throws -> AnimationInfo {
@@ -40,7 +41,8 @@ public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
     public func encode(_ image: Image, as format: ImageFormat = .png, options: ImageEncodeOptions = .default) throws -> Data {
         guard format == .png else { throw ImageCoderError.encodingFailed(format, reason: "PNGCoder writes PNG only") }
         let bitmap = options.framesToEncode(image)[0].bitmap
-        return try PNGEncoding.encode(bitmap, hasAlpha: image.hasAlpha, compressionLevel: compressionLevel)
+        return try PNGEncoding.encode(bitmap, hasAlpha: image.hasAlpha, compressionLevel: compressionLevel,
+                                      icc: options.profileToEmbed(for: image))
     }
 
     public func canIncrementallyDecode(_ data: Data) -> Bool { canDecode(data) }
@@ -51,14 +53,17 @@ public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
 }
 
 enum PNGEncoding {
-    static func encode(_ bitmap: Bitmap, hasAlpha: Bool, compressionLevel: Int) throws -> Data {
+    static func encode(_ bitmap: Bitmap, hasAlpha: Bool, compressionLevel: Int, icc: Data? = nil) throws -> Data {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: 256)
         let status = bitmap.pixels.withUnsafeBufferPointer { pixels in
-            wi_png_encode_rgba(
-                pixels.baseAddress, UInt32(bitmap.width), UInt32(bitmap.height), bitmap.bytesPerRow,
-                hasAlpha ? 1 : 0, Int32(compressionLevel), &out, &size, &message, message.count)
+            (icc ?? Data()).withUnsafeBytes { profile in
+                wi_png_encode_rgba(
+                    pixels.baseAddress, UInt32(bitmap.width), UInt32(bitmap.height), bitmap.bytesPerRow,
+                    hasAlpha ? 1 : 0, Int32(compressionLevel), profile.baseAddress?.assumingMemoryBound(to: UInt8.self), profile.count,
+                    &out, &size, &message, message.count)
+            }
         }
         guard status == 0, let out else {
             throw ImageCoderError.encodingFailed(.png, reason: String(cBuffer: message))
@@ -88,6 +93,24 @@ final class PNGPushDecoder {
         return PixelSize(width: Int(wi_png_width(decoder)), height: Int(wi_png_height(decoder)))
     }
     var hasAlpha: Bool { decoder.map { wi_png_has_alpha($0) != 0 } ?? false }
+
+    /// What the pixels' values mean, from the chunks before them: iCCP wins, an sRGB chunk means
+    /// sRGB, else cHRM/gAMA make a profile (nil when they describe sRGB).
+    var colorProfile: ColorProfile? {
+        guard let decoder else { return nil }
+        var length = 0
+        if let icc = wi_png_icc(decoder, &length) { return ColorProfile(iccData: Data(bytes: icc, count: length)) }
+        if wi_png_has_srgb(decoder) != 0 { return nil }
+        let gamma = wi_png_gamma(decoder)
+        var xy = [Int32](repeating: 0, count: 8)
+        let hasChromaticities = wi_png_chromaticities(decoder, &xy) != 0
+        guard gamma > 0 || hasChromaticities else { return nil }
+        func point(_ i: Int) -> (x: Double, y: Double) { (Double(xy[i]) / 100_000, Double(xy[i + 1]) / 100_000) }
+        let primaries = hasChromaticities
+            ? ColorProfile.Primaries(white: point(0), red: point(2), green: point(4), blue: point(6)) : .sRGB
+        // gAMA stores the encoding exponent; no gAMA with a cHRM means the usual 1/2.2.
+        return ColorProfile.rgb(primaries, transfer: gamma > 0 ? .gamma(100_000 / Double(gamma)) : .sRGB)
+    }
 
     /// Feeds `data[fed...]`; `data` is everything so far. Pixels go to a zeroed buffer the
     /// decoder owns, readable at any time through ``bitmap()`` (incremental decoding).

@@ -30,6 +30,7 @@ final class PNGIncrementalDecoder: ReceivedBytesBuffering {
         if let target = options.targetSize(for: bitmap.size) { bitmap = bitmap.resampled(to: target) }
         return Image(
             bitmap: bitmap, scale: options.scaleFactor ?? 1, format: .png, hasAlpha: decoder.hasAlpha,
-            isIncremental: true)
+            isIncremental: true
+        ).colorManaged(decoder.colorProfile, options: options)
     }
 }

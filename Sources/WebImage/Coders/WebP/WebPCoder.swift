@@ -21,12 +21,14 @@ public struct WebPCoder: ProgressiveImageCoder, AnimatedImageCoder {
                 return Image(
                     frames: animation.frames, loopCount: animation.loopCount, scale: options.scaleFactor ?? 1,
                     orientation: animation.orientation, format: .webp,
-                    originalData: animation.scaled ? nil : data, hasAlpha: features.has_alpha != 0)
+                    originalData: animation.scaled ? nil : data, hasAlpha: features.has_alpha != 0
+                ).colorManaged(WebPMetadata.colorProfile(in: bytes), options: options)
             }
             let (bitmap, scaled) = try WebPStillDecoding.decode(bytes, features: features, options: options)
             return Image(
                 bitmap: bitmap, scale: options.scaleFactor ?? 1, orientation: WebPMetadata.orientation(in: bytes),
-                format: .webp, originalData: scaled ? nil : data, hasAlpha: features.has_alpha != 0)
+                format: .webp, originalData: scaled ? nil : data, hasAlpha: features.has_alpha != 0
+            ).colorManaged(WebPMetadata.colorProfile(in: bytes), options: options)
         }
     }
 
@@ -62,11 +64,11 @@ public struct WebPCoder: ProgressiveImageCoder, AnimatedImageCoder {
     public func encode(_ image: Image, as format: ImageFormat = .webp, options: ImageEncodeOptions = .default) throws -> Data {
         guard format == .webp else { throw ImageCoderError.encodingFailed(format, reason: "WebPCoder writes WebP only") }
         let frames = options.framesToEncode(image)
-        if frames.count > 1 {
-            return try WebPEncoding.encodeAnimation(
-                frames, hasAlpha: image.hasAlpha, loopCount: image.loopCount, options: options)
-        }
-        return try WebPEncoding.encodeStill(frames[0].bitmap, hasAlpha: image.hasAlpha, options: options)
+        let data = frames.count > 1
+            ? try WebPEncoding.encodeAnimation(frames, hasAlpha: image.hasAlpha, loopCount: image.loopCount, options: options)
+            : try WebPEncoding.encodeStill(frames[0].bitmap, hasAlpha: image.hasAlpha, options: options)
+        guard let icc = options.profileToEmbed(for: image) else { return data }
+        return try WebPEncoding.embedding(icc: icc, in: data)
     }
 
     public func canIncrementallyDecode(_ data: Data) -> Bool { canDecode(data) }

@@ -127,3 +127,23 @@ enum WebPEncoding {
         }
     }
 }
+
+extension WebPEncoding {
+    /// `data` with an ICCP chunk: libwebpmux rewrites the container as VP8X with the chunk first.
+    static func embedding(icc: Data, in data: Data) throws -> Data {
+        try data.withUnsafeBytes { file in
+            try icc.withUnsafeBytes { profile in
+                var input = WebPData(bytes: file.baseAddress!.assumingMemoryBound(to: UInt8.self), size: file.count)
+                guard let mux = WebPMuxCreate(&input, 0) else { throw ImageCoderError.encodingFailed(.webp, reason: "cannot re-open the encoded file") }
+                defer { WebPMuxDelete(mux) }
+                var chunk = WebPData(bytes: profile.baseAddress!.assumingMemoryBound(to: UInt8.self), size: profile.count)
+                var output = WebPData()
+                defer { WebPDataClear(&output) }
+                guard WebPMuxSetChunk(mux, "ICCP", &chunk, 0) == WEBP_MUX_OK, WebPMuxAssemble(mux, &output) == WEBP_MUX_OK else {
+                    throw ImageCoderError.encodingFailed(.webp, reason: "cannot add the ICC profile")
+                }
+                return Data(bytes: output.bytes, count: output.size)
+            }
+        }
+    }
+}

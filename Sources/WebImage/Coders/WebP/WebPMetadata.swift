@@ -1,4 +1,5 @@
 import CWebP
+import Foundation
 
 /// Container-level facts from libwebpdemux: EXIF orientation and animation parameters.
 enum WebPMetadata {
@@ -7,6 +8,18 @@ enum WebPMetadata {
     static func orientation(in bytes: UnsafeRawBufferPointer) -> ImageOrientation {
         guard isExtended(bytes) else { return .up }
         return withDemuxer(bytes) { demuxer in orientation(from: demuxer) } ?? .up
+    }
+
+    /// The ICC profile of an extended (VP8X) file's ICCP chunk.
+    static func colorProfile(in bytes: UnsafeRawBufferPointer) -> ColorProfile? {
+        guard isExtended(bytes) else { return nil }
+        return withDemuxer(bytes) { demuxer -> ColorProfile? in
+            var chunk = WebPChunkIterator()
+            guard WebPDemuxGetChunk(demuxer, "ICCP", 1, &chunk) != 0 else { return nil }
+            defer { WebPDemuxReleaseChunkIterator(&chunk) }
+            guard let payload = chunk.chunk.bytes else { return nil }
+            return ColorProfile(iccData: Data(bytes: payload, count: chunk.chunk.size))
+        } ?? nil
     }
 
     /// The orientation from the first EXIF chunk a demuxer has found.

@@ -14,7 +14,8 @@ struct BenchCommand: ParsableCommand {
             or {"file":…,"error":…} when it cannot be decoded (exit status 1 at the end).
             Only the decode call is timed: reading the file and freeing the result are not.
             --check-only times prefetch's structural check (ImageIntegrity) instead: no pixels,
-            so width and height print as 1.
+            so width and height print as 1. --keep-colors skips the conversion of an embedded
+            colour profile to sRGB (the difference is the conversion's cost).
             """,
         shouldDisplay: false
     )
@@ -34,6 +35,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Time the structural check `prefetch` uses instead of a decode.")
     var checkOnly = false
 
+    @Flag(help: "Keep pixels in their embedded colour profile (no conversion to sRGB).")
+    var keepColors = false
+
     func validate() throws {
         if let thumbnail, PixelSize(parsing: thumbnail) == nil {
             throw ValidationError("--thumbnail takes N or WxH with positive integers (got '\(thumbnail)')")
@@ -45,6 +49,7 @@ struct BenchCommand: ParsableCommand {
     func run() throws {
         var options = ImageDecodeOptions()
         options.thumbnailPixelSize = thumbnail.flatMap(PixelSize.init(parsing:))
+        options.convertsToSRGB = !keepColors
         var failures = 0
         for file in files {
             do {

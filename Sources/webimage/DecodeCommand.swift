@@ -32,6 +32,9 @@ struct DecodeCommand: ParsableCommand {
     @Option(name: .customLong("max-pixels"), help: "Reject images whose header declares more pixels than this.")
     var maxPixels: Int = ImageDecodeOptions.defaultMaxPixelCount
 
+    @Flag(help: "Keep pixels in the image's embedded colour profile instead of converting them to sRGB (--png then embeds the profile).")
+    var keepColors = false
+
     func validate() throws {
         if let thumbnail, PixelSize(parsing: thumbnail) == nil {
             throw ValidationError("--thumbnail takes WxH with positive integers, e.g. 256x256 (got '\(thumbnail)')")
@@ -45,7 +48,7 @@ struct DecodeCommand: ParsableCommand {
             do { data = try Data(contentsOf: url) } catch {
                 throw CLIError("cannot read \(file): \(error.localizedDescription)")
             }
-            var options = ImageDecodeOptions(maxPixelCount: maxPixels)
+            var options = ImageDecodeOptions(maxPixelCount: maxPixels, convertsToSRGB: !keepColors)
             options.thumbnailPixelSize = thumbnail.flatMap(PixelSize.init(parsing:))
             options.scaleFactor = ImageScale.scaleFactor(forKey: url.lastPathComponent)
             let image = try ImageCodersManager.localFiles.decode(data, options: options)

@@ -70,8 +70,34 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+    colorConversionBenchmarks(directory)
     if !missing.isEmpty {
         note("skipping \(missing.count) missing photo(s) in \(directory.path): \(missing.joined(separator: ", "))")
         note("run scripts/fetch-photos from the repository root to download them")
+    }
+}
+
+/// ICC conversion cost: the first photo re-encoded as a JPEG tagged Display P3 (the test fixture's
+/// profile), decoded with and without the conversion to sRGB; the difference divided by the
+/// megapixels is the cost per megapixel (BENCHMARKS.md).
+private func colorConversionBenchmarks(_ directory: URL) {
+    let repository = directory.deletingLastPathComponent()
+    let profileURL = repository.appendingPathComponent("Tests/WebImageTests/Fixtures/colour-displayp3.icc")
+    guard let photo = try? Data(contentsOf: directory.appendingPathComponent(photos[0].file)),
+          let profile = (try? Data(contentsOf: profileURL)).flatMap(ColorProfile.init(iccData:)),
+          let decoded = try? ImageCodersManager.shared.decode(photo),
+          let tagged = try? JPEGCoder().encode(Image(bitmap: decoded.bitmap, colorProfile: profile), as: .jpeg, options: .default)
+    else {
+        note("skipping the colour benchmarks: no photo or no \(profileURL.path)")
+        return
+    }
+    let megapixels = Double(decoded.width * decoded.height) / 1_000_000
+    for converts in [true, false] {
+        let options = ImageDecodeOptions(convertsToSRGB: converts)
+        Benchmark("JPEG Display P3 \(String(format: "%.1f", megapixels)) MP \(converts ? "converted to sRGB" : "kept")") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try ImageCodersManager.shared.decode(tagged, options: options))
+            }
+        }
     }
 }

@@ -57,11 +57,12 @@ public final class Image: Sendable {
     public convenience init(
         bitmap: Bitmap, scale: Double = 1, orientation: ImageOrientation = .up,
         format: ImageFormat = .undefined, originalData: Data? = nil, hasAlpha: Bool? = nil,
-        isIncremental: Bool = false
+        isIncremental: Bool = false, colorProfile: ColorProfile? = nil
     ) {
         self.init(
             frames: [ImageFrame(bitmap: bitmap)], loopCount: 0, scale: scale, orientation: orientation,
-            format: format, originalData: originalData, hasAlpha: hasAlpha, isIncremental: isIncremental)
+            format: format, originalData: originalData, hasAlpha: hasAlpha, isIncremental: isIncremental,
+            colorProfile: colorProfile)
     }
 
     /// The first frame's pixels (the poster frame of an animation).

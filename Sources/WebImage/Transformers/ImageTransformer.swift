@@ -37,26 +37,6 @@ extension Image {
             format: format, originalData: nil, hasAlpha: nil, isIncremental: isIncremental, colorProfile: colorProfile)
     }
 
-    /// `body` applied once per distinct pixel buffer, durations kept; nil when `body` returns nil.
-    func mappingFrames(_ body: (Bitmap) -> Bitmap?) -> [ImageFrame]? {
-        var done: [UnsafeRawPointer?: Bitmap] = [:]
-        var frames: [ImageFrame] = []
-        frames.reserveCapacity(self.frames.count)
-        for frame in self.frames {
-            let identity = frame.bitmap.pixels.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-            let bitmap: Bitmap
-            if frame.bitmap.pixels.count > 0, let shared = done[identity] {
-                bitmap = shared
-            } else {
-                guard let made = body(frame.bitmap) else { return nil }
-                bitmap = made
-                done[identity] = made
-            }
-            frames.append(ImageFrame(bitmap: bitmap, duration: frame.duration))
-        }
-        return frames
-    }
-
     /// Like ``transformingFrames(orientation:_:)`` for geometric transformers, which work on the image
     /// as displayed: EXIF orientation is applied to the pixels first and the result is `.up` (as SD's
     /// drawing-based transforms return upright images).

@@ -27,6 +27,31 @@ struct DecodeCommandTests {
         #expect(try PNGCoder().decode(try Data(contentsOf: png)).bitmap == expected)
     }
 
+    @Test("colour: sRGB by default; --keep-colors writes the pixels as encoded, and --png embeds their profile")
+    func keepColors() async throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = fixtures.appendingPathComponent("colour-displayp3.png")
+        let converted = dir.appendingPathComponent("converted.png")
+        let kept = dir.appendingPathComponent("kept.png")
+        #expect(try await CLIRunner.run(["decode", source.path, "--png", converted.path]).status == 0)
+        #expect(try await CLIRunner.run(["decode", source.path, "--keep-colors", "--png", kept.path]).status == 0)
+        let keep = ImageDecodeOptions(convertsToSRGB: false)
+        let expected = try PNGCoder().decode(try Fixtures.data("colour-displayp3-expected.png")).bitmap
+        #expect(try PNGCoder().decode(try Data(contentsOf: converted), options: keep).bitmap == expected)
+        let keptImage = try PNGCoder().decode(try Data(contentsOf: kept), options: keep)
+        #expect(keptImage.bitmap == (try PNGCoder().decode(try Data(contentsOf: source), options: keep)).bitmap)
+        #expect(keptImage.colorProfile?.data == (try Fixtures.data("colour-displayp3.icc")))
+    }
+
+    @Test("the formats WebImage added later decode too: AVIF, JPEG XL, and HEIC (opt-in in the library, on for local files)",
+          arguments: [("avif-rgb.avif", "avif"), ("jxl-lossy.jxl", "jxl"), ("heic-rgb.heic", "heic")])
+    func newFormats(file: String, format: String) async throws {
+        let result = try await CLIRunner.run(["decode", fixtures.appendingPathComponent(file).path])
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"format":"\#(format)","width":48,"height":32,"frames":1,"loopCount":0,"hasAlpha":false}"# + "\n")
+    }
+
     @Test func thumbnailFitsTheBox() async throws {
         let result = try await CLIRunner.run(["decode", fixtures.appendingPathComponent("jpeg-baseline.jpg").path, "--thumbnail", "24x24"])
         #expect(result.status == 0)

@@ -22,41 +22,22 @@ enum GIFDecoding {
         // The whole structure first: the frame count sizes scale-down and the animation budget,
         // and a cut-off file fails before any pixel memory exists. One frame needs none of that.
         let scan = options.decodeFirstFrameOnly ? nil : try GIFScan(bytes: bytes, maxPixelCount: limit)
-        let reader = try GIFReader(bytes: bytes)
-        try GIFScan.checkScreen(reader.screenSize, maxPixelCount: limit)
-        guard let first = try reader.nextFrame() else {
-            throw ImageCoderError.corrupt(.gif, reason: "no image in the file")
-        }
-        let canvasSize = GIFScan.canvasSize(screen: reader.screenSize, firstFrame: first)
-        try GIFScan.checkScreen(canvasSize, maxPixelCount: limit)
+        let sequence = try GIFFrameSequence(bytes: bytes, maxPixelCount: limit)
+        let canvasSize = sequence.canvasSize
         try options.checkAnimationWork(canvas: canvasSize, frameCount: scan?.frameCount ?? 1)
         // Thumbnail, scale-down and the animation byte budget all come out of this one size.
         let target = options.targetSize(for: canvasSize, frameCount: scan?.frameCount ?? 1)
-
-        var canvas = GIFCanvas(size: canvasSize)
         var frames = AnimationFrames(target: target)
-        var usesTransparency = false
-        var next: GIFFrameHeader? = first
-        while let frame = next {
-            try GIFScan.checkFrame(frame, maxPixelCount: limit)
-            let snapshot = frame.control.disposal == .previous ? canvas.pixels : nil
-            let usedIndex = try canvas.draw(frame, from: reader)
-            usesTransparency = usesTransparency || usedIndex
-            frames.append(canvas: canvas.pixels, size: canvasSize, duration: frame.control.duration)
+        while let (pixels, duration) = try sequence.next() {
+            frames.append(canvas: pixels, size: canvasSize, duration: duration)
             if options.decodeFirstFrameOnly { break }
-            switch frame.control.disposal {
-            case .keep: break
-            case .background: canvas.clear(frame)
-            case .previous: if let snapshot { canvas.restore(snapshot) }
-            }
-            next = try reader.nextFrame()
         }
         return Image(
-            frames: frames.result, loopCount: scan?.loopCount ?? reader.loopCount ?? 1, scale: options.scaleFactor ?? 1,
+            frames: frames.result, loopCount: scan?.loopCount ?? sequence.loopCount ?? 1, scale: options.scaleFactor ?? 1,
             format: .gif, originalData: target == nil ? originalData : nil,
             // Pixels drawn with the transparent index say so (encoders such as Pillow declare an
             // index on every frame whether used or not); otherwise only pixels no frame covered,
             // or that a disposal cleared, can be transparent, and Image finds those by scanning.
-            hasAlpha: usesTransparency ? true : nil)
+            hasAlpha: sequence.usedTransparency ? true : nil)
     }
 }

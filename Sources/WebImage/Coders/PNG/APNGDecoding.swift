@@ -31,37 +31,25 @@ enum APNGDecoding {
         // Thumbnail, scale-down and the animation byte budget all come out of this one size.
         let target = options.targetSize(for: canvasSize, frameCount: container.frames.count)
 
-        var canvas = APNGCanvas(size: canvasSize)
+        let sequence = APNGFrameSequence(container: container, bytes: bytes, maxPixelCount: options.maxPixelCount)
         var frames = AnimationFrames(target: target)
-        var declaresAlpha = false
-        for (index, frame) in container.frames.enumerated() {
-            let (pixels, hasAlpha) = try decodePixels(of: frame, number: index + 1, in: container, bytes: bytes, options: options)
-            declaresAlpha = declaresAlpha || hasAlpha
-            let snapshot = frame.dispose == .previous ? canvas.pixels : nil
-            canvas.draw(pixels, x: frame.x, y: frame.y, blend: frame.blend)
-            frames.append(canvas: canvas.pixels, size: canvasSize, duration: frame.duration)
-            switch frame.dispose {
-            case .none: break
-            case .background: canvas.clear(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
-            // On the first frame this restores the empty canvas, which is what the spec asks
-            // ("treat as background") since nothing else was drawn yet.
-            case .previous: if let snapshot { canvas.restore(snapshot) }
-            }
+        while let (pixels, duration) = try sequence.next() {
+            frames.append(canvas: pixels, size: canvasSize, duration: duration)
         }
         return Image(
             frames: frames.result, loopCount: container.loopCount, scale: options.scaleFactor ?? 1, format: .png,
             originalData: target == nil ? originalData : nil,
             // An alpha channel or tRNS says so; otherwise only pixels no frame covered (or that a
             // disposal cleared) can be transparent, and Image finds those by scanning.
-            hasAlpha: declaresAlpha ? true : nil)
+            hasAlpha: sequence.declaresAlpha ? true : nil)
     }
 
     /// One frame's own pixels, through libpng.
-    private static func decodePixels(
+    static func decodePixels(
         of frame: APNGFrame, number: Int, in container: APNGContainer, bytes: UnsafeRawBufferPointer,
-        options: ImageDecodeOptions
+        maxPixelCount: Int
     ) throws -> (Bitmap, hasAlpha: Bool) {
-        let decoder = PNGPushDecoder(maxPixelCount: options.maxPixelCount)
+        let decoder = PNGPushDecoder(maxPixelCount: maxPixelCount)
         let bitmap: Bitmap
         do {
             bitmap = try decoder.decodeAll(APNGFrameStream.png(for: frame, in: container, bytes: bytes))

@@ -1,0 +1,249 @@
+"""Rows P7, P8 and P9 of scripts/compare-peers (imported by it; not run on its own): the modern
+formats side by side with Pillow's plugins, on files scripts/pillowcheck/derive.py makes from the
+photos (avifenc / heif-enc; the same files scripts/compare-pillow checks for correctness).
+
+P7  AVIF full decode to RGBA8: `webimage bench-decode` (in-process, AVIFCoder: libavif 0.11 + dav1d,
+    one thread) vs Pillow + pillow-avif-plugin `Image.open(BytesIO(data)).load()` (+ convert('RGBA')
+    when the file has no alpha, as WebImage always hands out RGBA8), with the plugin's decoder at one
+    thread (the goal's comparison: like for like) and at its default (all cores: context).
+    Goal: WebImage <= 1.0x the plugin (geometric mean of per-file ratios).
+P8  HEIF/HEIC the same way: HEIFCoder (libheif 1.15 + libde265) vs pillow-heif (libheif 1.2x +
+    libde265), pillow_heif.options.DECODE_THREADS = 1, then its default. Goal: <= 1.0x.
+P9  AVIF encode of 512-px thumbnails (longest side 512; PNGs without ICC written once) at equal
+    quality: WebImage's 0-1 quality maps to one AV1 quantizer, q = ((100 - Q) * 63 + 50) / 100 with
+    Q in percent (AVIFEncoding.swift; libavif 1.x's quality mapping), min = max, alpha too, speed 8
+    (AVIFCoder's default; the CLI has no speed option), one thread, 4:2:0, full range.
+      webimage fetch PNG --no-cache --format avif --quality Q -o OUT (a process: start-up, PNG read
+          and decode, encode, write) vs
+      avifenc -j 1 -s 8 -y 420 -d 8 --min q --max q --minalpha q --maxalpha q PNG OUT (a process
+          doing the same work with the same libavif 0.11 + aom), both timed by hyperfine, and
+      Pillow + pillow-avif-plugin im.save(BytesIO, 'AVIF', quality=Q, speed=8, max_threads=1,
+          subsampling='4:2:0') in-process on pixels already loaded (libavif 1.x maps quality to the
+          same quantizer). So that process start-up does not count against WebImage only, the table
+          also gives WebImage's encode alone, estimated as its fetch median minus the median of
+          `webimage decode PNG` (start-up, read, decode) on the same file: an upper bound, as
+          fetch's ImageManager pipeline counts as encode there.
+    Times: p50 and p95 of the runs; sizes in bytes. Goal: WebImage's p95 < 250 ms (whole process).
+"""
+import io
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+
+from peerbench_fetch import Table, log
+from pillowcheck import decode, derive
+from pillowcheck.env import DERIVED, PHOTOS
+
+THUMB_SIDE = 512
+THUMB_SOURCES = ("wood", "twowings", "ladybird", "yellowflower", "garden", "gulp")
+QUALITIES = (90, 75)  # the CLI's default (ImageEncodeOptions 0.9) and a typical web setting
+SPEED = 8
+ENCODE_GOAL_MS = 250
+DECODE_GOAL = 1.0
+
+
+def quantizer(quality_percent):
+    """AVIFEncoding.swift's mapping of a 0-100 quality to AV1's 0-63 quantizer."""
+    return ((100 - quality_percent) * 63 + 50) // 100
+
+
+def percentile(values, p):
+    """Nearest-rank percentile (p in 0-100) of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def geomean(ratios):
+    return math.exp(statistics.fmean(math.log(r) for r in ratios)) if ratios else None
+
+
+def num(value, digits=1, suffix=""):
+    return "n/a" if value is None else f"{value:.{digits}f}{suffix}"
+
+
+def versions():
+    v = decode.pillow_versions()
+    return f"{v['pillow']}; {v['avif']}; {v['heif']}"
+
+
+# --------------------------------------------------------------------------------- P7 / P8
+
+def set_plugin_threads(fmt, threads):
+    """threads None = the plugin's own default, restored."""
+    if fmt == "avif":
+        from pillow_avif import AvifImagePlugin
+
+        AvifImagePlugin.DEFAULT_MAX_THREADS = 0 if threads is None else threads
+    else:
+        import pillow_heif
+
+        pillow_heif.options.DECODE_THREADS = 4 if threads is None else threads
+
+
+def decode_row(ctx, tools, fmt):
+    """P7 (fmt 'avif') or P8 ('heic'): one table row per file plus the geometric means."""
+    from PIL import Image
+
+    decode.register_plugins()
+    files = derive.make_modern(fmt)
+    plugin = "pillow-avif-plugin" if fmt == "avif" else "pillow-heif"
+    header = ["File", "Kind", "Size", "WebImage ms", f"{plugin} 1 thread ms", "Ratio",
+              f"{plugin} default threads ms", "Ratio", "K"]
+    rows, ratios_one, ratios_default = [], [], []
+    for path, kind in files.items():
+        name = os.path.relpath(path, PHOTOS)
+        if ctx.out_of_time():
+            rows.append([name, kind, "-", "skipped: time budget", "", "", "", "", ""])
+            continue
+        data = ctx.data(path)
+
+        def pillow():
+            im = Image.open(io.BytesIO(data))
+            im.load()
+            return im if im.mode == "RGBA" else im.convert("RGBA")
+
+        set_plugin_threads(fmt, 1)
+        k = ctx.iterations(tools.probe(pillow))
+        ours, note = tools.bench_webimage(ctx, path, k)
+        one = tools.time_in_process(pillow, ctx.args.warmup, k)
+        set_plugin_threads(fmt, None)
+        default = tools.time_in_process(pillow, ctx.args.warmup, k)
+        r1 = ours / one if ours else None
+        rd = ours / default if ours else None
+        if r1:
+            ratios_one.append(r1)
+            ratios_default.append(rd)
+        rows.append([name, kind, note if ours is None else note.split(",")[0], num(ours), num(one),
+                     num(r1, 2, "x"), num(default), num(rd, 2, "x"), str(k)])
+        log(f"{fmt.upper()} decode {name}: webimage {num(ours)} ms, {plugin} {num(one)} ms (1 thread), "
+            f"{num(default)} ms (default)")
+    g1, gd = geomean(ratios_one), geomean(ratios_default)
+    verdict = "n/a" if g1 is None else f"{'meets' if g1 <= DECODE_GOAL else 'MISSES'} <= {DECODE_GOAL:.2f}x"
+    rows.append([f"**geometric mean ({len(ratios_one)} files)**", "", "", "", "", num(g1, 2, "x"), "",
+                 num(gd, 2, "x"), verdict])
+    notes = [f"Files: {os.path.relpath(os.path.join(DERIVED, fmt), PHOTOS)} from derive.py "
+             f"({'avifenc 0.11' if fmt == 'avif' else 'heif-enc 1.15'}); per-file medians of K runs after "
+             f"{ctx.args.warmup} warm-up; ratio = WebImage / plugin, < 1 means WebImage is faster",
+             f"Goal: WebImage <= {DECODE_GOAL:.1f}x the plugin at one thread (geometric mean): {verdict}"]
+    return Table("P7" if fmt == "avif" else "P8", header, rows, notes, peers=versions())
+
+
+# -------------------------------------------------------------------------------------- P9
+
+def thumbnails():
+    """512-px PNG thumbnails (Lanczos, no ICC) of THUMB_SOURCES, made once."""
+    import numpy as np
+    from PIL import Image
+
+    made = []
+    for key in THUMB_SOURCES:
+        if not derive.have_sources(key):
+            continue
+
+        def write(tmp):
+            im = derive.open_source(key)
+            im = im.convert("RGBA" if "A" in im.mode or "transparency" in im.info else "RGB")
+            im.thumbnail((THUMB_SIDE, THUMB_SIDE), Image.LANCZOS)
+            Image.fromarray(np.asarray(im)).save(tmp, "PNG")
+
+        made.append(derive.make(os.path.join(DERIVED, f"thumb{THUMB_SIDE}"), f"{key}.png", write))
+    return made
+
+
+def hyperfine_runs(commands, runs, warmup, tmp):
+    """Wall times in ms of every run of each command (hyperfine -N: no shell), or None on failure."""
+    export = os.path.join(tmp, "hyperfine-p9.json")
+    result = subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", str(warmup), "--runs", str(runs),
+                             "--export-json", export, *commands], capture_output=True, text=True)
+    if result.returncode != 0:
+        log("P9: " + (result.stderr.strip().splitlines() or ["hyperfine failed"])[-1])
+        return None
+    import json
+
+    with open(export) as f:
+        return [[t * 1000 for t in r["times"]] for r in json.load(f)["results"]]
+
+
+def pillow_encode_times(path, quality, runs, warmup):
+    """(times in ms, bytes) of the plugin's in-process encode of the loaded thumbnail."""
+    import time
+    from PIL import Image
+
+    im = Image.open(path)
+    im.load()
+    out = io.BytesIO()
+
+    def once():
+        out.seek(0)
+        out.truncate()
+        im.save(out, "AVIF", quality=quality, speed=SPEED, max_threads=1, subsampling="4:2:0")
+
+    for _ in range(warmup):
+        once()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        once()
+        times.append((time.perf_counter() - start) * 1000)
+    return times, out.tell()
+
+
+def encode_row(ctx, tools):
+    """P9: per thumbnail and quality, sizes and p50/p95 of WebImage, avifenc and the plugin."""
+    decode.register_plugins()
+    if not shutil.which("avifenc") or not shutil.which("hyperfine"):
+        return Table("P9", ["Note"], [["avifenc or hyperfine missing: run scripts/bootstrap peers (as root)"]])
+    runs = max(10, min(40, ctx.args.iterations * 3))
+    header = ["File", "Q (quantizer)", "WebImage bytes", "avifenc bytes", "plugin bytes",
+              "WebImage p50 / p95 ms", "WebImage encode alone p50 ms (upper bound)", "avifenc p50 / p95 ms",
+              "plugin p50 / p95 ms (in-process)"]
+    from PIL import Image
+
+    rows, webimage_all = [], []
+    tmp = tempfile.mkdtemp(prefix="peerbench-p9-", dir=ctx.tmp)
+    for path in thumbnails():
+        im = Image.open(path)
+        name = f"{os.path.basename(path)} ({im.width}x{im.height}{', alpha' if im.mode == 'RGBA' else ''})"
+        for quality in QUALITIES:
+            if ctx.out_of_time():
+                rows.append([name, str(quality), "skipped: time budget", "", "", "", "", "", ""])
+                continue
+            q = quantizer(quality)
+            ours_out, theirs_out = os.path.join(tmp, "webimage.avif"), os.path.join(tmp, "avifenc.avif")
+            commands = [
+                f"{tools.WEBIMAGE} fetch {path} --no-cache --format avif --quality {quality} -o {ours_out}",
+                f"avifenc -j 1 -s {SPEED} -y 420 -d 8 --min {q} --max {q} --minalpha {q} --maxalpha {q} "
+                f"--ignore-icc {path} {theirs_out}",
+                f"{tools.WEBIMAGE} decode {path}",
+            ]
+            times = hyperfine_runs(commands, runs, ctx.args.warmup, tmp)
+            plugin_times, plugin_bytes = pillow_encode_times(path, quality, runs, ctx.args.warmup)
+            if times is None:
+                rows.append([name, f"{quality} ({q})", "n/a (a command failed)", "", str(plugin_bytes), "", "",
+                             "", f"{statistics.median(plugin_times):.1f} / {percentile(plugin_times, 95):.1f}"])
+                continue
+            ours, avifenc, baseline = times
+            webimage_all += ours
+            p = lambda ts: f"{statistics.median(ts):.1f} / {percentile(ts, 95):.1f}"
+            rows.append([name, f"{quality} ({q})", str(os.path.getsize(ours_out)), str(os.path.getsize(theirs_out)),
+                         str(plugin_bytes), p(ours), f"{statistics.median(ours) - statistics.median(baseline):.1f}",
+                         p(avifenc), p(plugin_times)])
+            log(f"P9 {name} q{quality}: webimage {p(ours)} ms, avifenc {p(avifenc)} ms, plugin {p(plugin_times)} ms")
+    p95 = percentile(webimage_all, 95) if webimage_all else None
+    verdict = "n/a" if p95 is None else f"{'meets' if p95 < ENCODE_GOAL_MS else 'MISSES'} < {ENCODE_GOAL_MS} ms"
+    notes = [f"{runs} runs per command after {ctx.args.warmup} warm-up (hyperfine -N for the processes); "
+             "WebImage and avifenc are whole processes, the plugin is in-process on loaded pixels",
+             "Speed: only AVIFCoder's default 8 is measured, because the webimage CLI has no speed option",
+             f"Goal: WebImage p95 < {ENCODE_GOAL_MS} ms over all its runs: {num(p95)} ms, {verdict}"]
+    return Table("P9", header, rows, notes, peers=versions() + "; Debian " + avifenc_version())
+
+
+def avifenc_version():
+    try:
+        out = subprocess.run(["avifenc", "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return "avifenc not installed"
+    return "avifenc " + (out.strip().splitlines() or ["?"])[0].replace("Version: ", "")

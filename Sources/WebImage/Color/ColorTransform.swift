@@ -28,16 +28,19 @@ final class ColorTransform: Sendable {
     /// The conversion for `profile`, made once per distinct profile: a transform costs
     /// milliseconds to build and microseconds per thousand pixels to run.
     static func toSRGB(from profile: ColorProfile) -> Kind {
-        if let known = cache.withLock({ $0[profile.data] }) { return known }
+        let key = [UInt8](profile.data)
+        if let known = cache.withLock({ $0[key] }) { return known }
         let made = make(profile)
         cache.withLock { cache in
             if cache.count >= 32 { cache.removeAll() }  // a few profiles repeat; hostile input cannot grow this
-            cache[profile.data] = made
+            cache[key] = made
         }
         return made
     }
 
-    private static let cache = Mutex<[Data: Kind]>([:])
+    /// Keyed by plain byte arrays: a `Data` key's storage pointer carries enum tag bits, which
+    /// LeakSanitizer cannot follow, so every cached profile read as a leak in fuzzing runs.
+    private static let cache = Mutex<[[UInt8]: Kind]>([:])
 
     private static func make(_ profile: ColorProfile) -> Kind {
         guard let source = ColorProfile.open(profile.data) else { return .unsupported }

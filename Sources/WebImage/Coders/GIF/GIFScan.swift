@@ -6,6 +6,10 @@ struct GIFScan {
     var frameCount: Int
     /// 0 = forever; 1 when the file has no looping extension (it plays once).
     var loopCount: Int
+    /// Each frame's display time (the 0.1 s rule applied).
+    var durations: [Double]
+    /// Whether any frame declares a transparent index.
+    var declaresTransparency: Bool
 
     /// Throws ``ImageCoderError/tooLarge(width:height:limit:)`` when the logical screen or any
     /// frame's rectangle has more than `maxPixelCount` pixels.
@@ -13,17 +17,21 @@ struct GIFScan {
         let reader = try GIFReader(bytes: bytes)
         try GIFScan.checkScreen(reader.screenSize, maxPixelCount: maxPixelCount)
         var first: GIFFrameHeader?
-        var count = 0
+        var durations: [Double] = []
+        var transparency = false
         while let frame = try reader.nextFrame() {
             try GIFScan.checkFrame(frame, maxPixelCount: maxPixelCount)
             if first == nil { first = frame }
-            count += 1
+            durations.append(frame.control.duration)
+            transparency = transparency || frame.control.transparentIndex != nil
             try reader.skipImageData()
         }
         guard let first else { throw ImageCoderError.corrupt(.gif, reason: "no image in the file") }
         canvasSize = GIFScan.canvasSize(screen: reader.screenSize, firstFrame: first)
-        frameCount = count
+        frameCount = durations.count
         loopCount = reader.loopCount ?? 1
+        self.durations = durations
+        declaresTransparency = transparency
     }
 
     /// The logical screen; when a (broken) file declares it empty, the first frame's extent, as

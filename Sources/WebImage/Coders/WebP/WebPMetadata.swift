@@ -22,6 +22,21 @@ enum WebPMetadata {
         } ?? nil
     }
 
+    /// Frame durations (the 11 ms rule applied) and loop count of an animation.
+    static func timing(of demuxer: OpaquePointer) -> (durations: [Double], loopCount: Int) {
+        let count = Int(WebPDemuxGetI(demuxer, WEBP_FF_FRAME_COUNT))
+        var durations: [Double] = []
+        durations.reserveCapacity(count)
+        var iterator = WebPIterator()
+        if count > 0, WebPDemuxGetFrame(demuxer, 1, &iterator) != 0 {
+            repeat {
+                durations.append(WebPAnimationDecoding.clampedDuration(milliseconds: Int(iterator.duration)))
+            } while WebPDemuxNextFrame(&iterator) != 0
+            WebPDemuxReleaseIterator(&iterator)
+        }
+        return (durations, Int(WebPDemuxGetI(demuxer, WEBP_FF_LOOP_COUNT)))
+    }
+
     /// The orientation from the first EXIF chunk a demuxer has found.
     static func orientation(from demuxer: OpaquePointer) -> ImageOrientation {
         var chunk = WebPChunkIterator()

@@ -1,0 +1,86 @@
+import CWebP
+import Foundation
+
+/// What an ``AnimatedImage`` needs before any frame: sizes, timing and colour from the headers of
+/// a GIF, APNG or animated WebP, and the frame sequence for each. Other formats (stills, AVIF and
+/// JPEG XL sequences) are decoded whole once, through the default coders, and served from memory.
+struct AnimationHeader {
+    var format: ImageFormat
+    var canvasSize: PixelSize
+    var durations: [Double]
+    var loopCount: Int
+    var orientation: ImageOrientation = .up
+    var hasAlpha: Bool
+    var colorProfile: ColorProfile?
+
+    init(_ bytes: UnsafeRawBufferPointer, options: ImageDecodeOptions) throws {
+        format = ImageFormat.detect(bytes)
+        let limit = options.maxPixelCount
+        switch format {
+        case .gif:
+            let scan = try GIFScan(bytes: bytes, maxPixelCount: limit)
+            (canvasSize, durations, loopCount, hasAlpha) = (scan.canvasSize, scan.durations, scan.loopCount, scan.declaresTransparency)
+        case .png where try APNGContainer.parse(bytes, checking: options) != nil:
+            let container = try APNGContainer.parse(bytes, checking: options)!
+            let still = PNGPushDecoder(maxPixelCount: limit)
+            try still.feedUntilHeader(Data(bytes))
+            (canvasSize, durations, loopCount, hasAlpha) = (container.canvasSize, container.frames.map(\.duration), container.loopCount, still.hasAlpha)
+        case .webp where try WebPStatus.features(of: bytes).has_animation != 0:
+            let features = try WebPStatus.features(of: bytes)
+            canvasSize = PixelSize(width: Int(features.width), height: Int(features.height))
+            try options.checkPixelLimit(width: canvasSize.width, height: canvasSize.height)
+            guard let timing = WebPMetadata.withDemuxer(bytes, { WebPMetadata.timing(of: $0) }) else { throw WebPMetadata.demuxFailure(bytes) }
+            (durations, loopCount, hasAlpha) = (timing.durations, timing.loopCount, features.has_alpha != 0)
+            orientation = WebPMetadata.orientation(in: bytes)
+            colorProfile = WebPMetadata.colorProfile(in: bytes)
+        default:
+            let image = try EagerFrameSequence.decode(bytes, options: options)
+            (canvasSize, loopCount, orientation, hasAlpha) = (image.pixelSize, image.loopCount, image.orientation, image.hasAlpha)
+            durations = image.frames.map(\.duration)
+        }
+        guard !durations.isEmpty else { throw ImageCoderError.corrupt(format, reason: "no frames") }
+    }
+
+    /// A new sequence over `bytes` from the first frame.
+    static func sequence(_ format: ImageFormat, _ bytes: PinnedBytes, options: ImageDecodeOptions) throws -> any AnimationFrameSequence {
+        let buffer = bytes.buffer
+        switch format {
+        case .gif:
+            return try GIFFrameSequence(bytes: buffer, maxPixelCount: options.maxPixelCount, owner: bytes)
+        case .png where try APNGContainer.parse(buffer, checking: options) != nil:
+            return APNGFrameSequence(container: try APNGContainer.parse(buffer, checking: options)!, bytes: buffer,
+                                     maxPixelCount: options.maxPixelCount, owner: bytes)
+        case .webp where try WebPStatus.features(of: buffer).has_animation != 0:
+            return try WebPFrameSequence(bytes: buffer, features: try WebPStatus.features(of: buffer),
+                                         maxPixelCount: options.maxPixelCount, owner: bytes)
+        default:
+            return EagerFrameSequence(try EagerFrameSequence.decode(buffer, options: options))
+        }
+    }
+}
+
+/// Frames a coder decoded all at once, handed out one by one (stills, AVIF and JPEG XL sequences).
+final class EagerFrameSequence: AnimationFrameSequence {
+    private let image: Image
+    private var index = 0
+
+    init(_ image: Image) {
+        self.image = image
+    }
+
+    /// Full size (``AnimatedImage`` sizes each frame itself), colour as the options say.
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodeOptions) throws -> Image {
+        var full = options
+        full.thumbnailPixelSize = nil
+        full.scaleDownLimitBytes = nil
+        return try ImageCodersManager.shared.decode(Data(bytes), options: full)
+    }
+
+    var canvasSize: PixelSize { image.pixelSize }
+
+    func next() throws -> (canvas: [UInt8], duration: Double)? {
+        guard index < image.frames.count else { return nil }
+        defer { index += 1 }
+        return (image.frames[index].bitmap.pixels, image.frames[index].duration)
+    }
+}

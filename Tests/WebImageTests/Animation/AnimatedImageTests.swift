@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+private let animations = [
+    "gif-pillow-animated.gif", "gif-pillow-loop3.gif", "gif-pillow-noloop.gif", "gif-pillow-transparent.gif",
+    "apng-pillow-basic.png", "apng-pillow-ops.png", "apng-pillow-palette.png", "apng-pillow-hidden-default.png",
+    "webp-animated.webp", "avif-sequence.avif", "jxl-animated.jxl",
+]
+
+@Suite("AnimatedImage")
+struct AnimatedImageTests {
+    @Test("every frame equals the eager decoder's, in order and in any order; timing and loop count agree", arguments: animations)
+    func framesEqualTheEagerDecode(file: String) throws {
+        let data = try Fixtures.data(file)
+        let eager = try ImageCodersManager.shared.decode(data)
+        let lazy = try AnimatedImage(data: data)
+        #expect(lazy.frameCount == eager.frames.count)
+        #expect(lazy.loopCount == eager.loopCount)
+        #expect(lazy.pixelSize == eager.pixelSize)
+        // Declared, not measured: a GIF naming a transparent index it never draws says alpha
+        // (Pillow writes one on every frame); an image with transparency never says opaque.
+        if eager.hasAlpha { #expect(lazy.hasAlpha) }
+        if eager.isAnimated { #expect(lazy.frameDurations == eager.frames.map(\.duration)) }
+        for index in 0..<lazy.frameCount {
+            #expect(try lazy.frame(at: index) == eager.frames[index].bitmap, "frame \(index)")
+        }
+        // Backwards and jumping: each asks the sequence to start again or run ahead.
+        for index in [lazy.frameCount - 1, 0, lazy.frameCount / 2, lazy.frameCount - 1, 0].reversed() {
+            #expect(try lazy.frame(at: index) == eager.frames[index].bitmap, "frame \(index) out of order")
+        }
+        #expect(lazy.data == data)
+    }
+
+    @Test("memory is the bytes and one canvas, not the frames")
+    func costIsBytesAndOneCanvas() throws {
+        let data = try Fixtures.data("gif-pillow-animated.gif")
+        let lazy = try AnimatedImage(data: data)
+        let canvas = lazy.pixelSize.pixelCount * Bitmap.bytesPerPixel
+        #expect(lazy.cost == data.count + canvas)
+        let eager = try ImageCodersManager.shared.decode(data)
+        #expect(eager.cost > lazy.cost - data.count)
+    }
+
+    @Test("a thumbnail box sizes every frame as the eager decoder would")
+    func thumbnailFrames() throws {
+        let data = try Fixtures.data("webp-animated.webp")
+        let options = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 16, height: 16))
+        let eager = try ImageCodersManager.shared.decode(data, options: options)
+        let lazy = try AnimatedImage(data: data, options: options)
+        #expect(lazy.pixelSize == eager.pixelSize)
+        for index in 0..<lazy.frameCount { #expect(try lazy.frame(at: index) == eager.frames[index].bitmap) }
+    }
+
+    @Test("bad input is a typed error before any frame: empty, cut off, over the pixel limit")
+    func badInput() throws {
+        #expect(throws: ImageCoderError.emptyData) { try AnimatedImage(data: Data()) }
+        let data = try Fixtures.data("gif-pillow-animated.gif")
+        #expect(throws: ImageCoderError.self) { try AnimatedImage(data: Data(data.prefix(data.count / 2))) }
+        #expect(throws: ImageCoderError.self) { try AnimatedImage(data: data, options: ImageDecodeOptions(maxPixelCount: 10)) }
+        #expect(throws: ImageCoderError.self) { try AnimatedImage(data: Data("not an image".utf8)) }
+    }
+}

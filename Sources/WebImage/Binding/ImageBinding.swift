@@ -46,6 +46,8 @@ public final class ImageBinding: Sendable {
         completed: (@Sendable (Result<ImageResult, WebImageError>) -> Void)? = nil
     ) -> CombinedOperation? {
         let slot = Slot(target: ObjectIdentifier(target), key: context.setImageOperationKey ?? Self.defaultOperationKey)
+        var context = context
+        if target is any AnimatedImageTarget, context.imageCoder == nil { context.imageCoder = OnDemandAnimationCoder() }
         let display = bindings.withLock { bindings -> SlotDisplay in
             if bindings.count >= 64, bindings.count.nonzeroBitCount == 1 {  // now and then, not every call
                 bindings = bindings.filter { $0.value.target != nil }
@@ -143,6 +145,9 @@ public final class ImageBinding: Sendable {
         case .success(let loaded):
             guard !options.contains(.avoidAutoSetImage) else { return }
             target.setImage(loaded.image, transition: shouldTransition(loaded.cacheType, options: options) ? target.transition : nil)
+            if let animation = loaded.image.animatedImage, let player = target as? any AnimatedImageTarget {
+                player.play(AnimatedImagePlayer(provider: animation))
+            }
         case .failure(.cancelled):
             return
         case .failure:

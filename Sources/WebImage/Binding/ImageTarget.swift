@@ -18,3 +18,13 @@ extension ImageTarget {
     public var indicator: (any ImageIndicator)? { nil }
     public var transition: ImageTransition? { nil }
 }
+
+/// A target that plays animations with a player: SDWebImage's `SDAnimatedImageView`.
+/// ``ImageBinding`` loads animations for it to decode on demand (``OnDemandAnimationCoder``,
+/// unless the load names a coder of its own), shows the poster frame through ``setImage(_:transition:)``,
+/// then hands over a player. The target owns the player: it sets the loop count and handlers,
+/// starts it, and stops it when its image changes.
+public protocol AnimatedImageTarget: ImageTarget {
+    /// Plays `player`'s animation (the poster frame is already shown).
+    func play(_ player: AnimatedImagePlayer)
+}

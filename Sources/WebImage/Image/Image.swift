@@ -22,12 +22,17 @@ public final class Image: Sendable {
     public let hasAlpha: Bool
     /// A partial image from incremental decoding: more data will give a better one.
     public let isIncremental: Bool
-    /// Memory-cache cost in bytes: bytesPerRow × height × unique frames.
+    /// Memory-cache cost in bytes: bytesPerRow × height × unique frames, plus an
+    /// ``animatedImage``'s bytes and canvas.
     public let cost: Int
     /// The ICC profile the pixels are in; `nil` means sRGB. Decoders convert to sRGB by default,
     /// so this is set only when a decode kept the pixels as encoded
     /// (``ImageDecodeOptions/convertsToSRGB`` false); encoders then embed it.
     public let colorProfile: ColorProfile?
+    /// The animation behind this image when it was loaded to play on demand
+    /// (``OnDemandAnimationCoder``, SD's `SDAnimatedImage`): ``frames`` then holds only the poster
+    /// frame, and an ``AnimatedImagePlayer`` plays this. Transforming the image drops it.
+    public let animatedImage: AnimatedImage?
 
     public init(
         frames: [ImageFrame],
@@ -38,7 +43,8 @@ public final class Image: Sendable {
         originalData: Data? = nil,
         hasAlpha: Bool? = nil,
         isIncremental: Bool = false,
-        colorProfile: ColorProfile? = nil
+        colorProfile: ColorProfile? = nil,
+        animatedImage: AnimatedImage? = nil
     ) {
         precondition(!frames.isEmpty, "an image has at least one frame")
         self.frames = frames
@@ -49,8 +55,9 @@ public final class Image: Sendable {
         self.originalData = originalData
         self.hasAlpha = hasAlpha ?? frames.contains { $0.bitmap.containsTransparency }
         self.isIncremental = isIncremental
-        self.cost = Image.cost(of: frames)
+        self.cost = Image.cost(of: frames) + (animatedImage?.cost ?? 0)
         self.colorProfile = colorProfile
+        self.animatedImage = animatedImage
     }
 
     /// A still image from one bitmap.
@@ -83,7 +90,7 @@ public final class Image: Sendable {
         Image(
             frames: frames, loopCount: loopCount, scale: scale ?? self.scale, orientation: orientation,
             format: format, originalData: originalData ?? self.originalData, hasAlpha: hasAlpha,
-            isIncremental: isIncremental ?? self.isIncremental, colorProfile: colorProfile)
+            isIncremental: isIncremental ?? self.isIncremental, colorProfile: colorProfile, animatedImage: animatedImage)
     }
 
     /// Frames sharing one pixel buffer (a GIF frame that changes nothing) are counted once.

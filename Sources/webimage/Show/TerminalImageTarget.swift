@@ -2,14 +2,18 @@ import Foundation
 import Synchronization
 import WebImage
 
-/// An ``ImageTarget`` that draws on standard output: each new image replaces the previous
-/// drawing in place (cursor moved back up over it); animations play their frames with their
-/// delays; a fade transition blends from the previous drawing in a few steps.
-final class TerminalImageTarget: ImageTarget {
+/// An ``AnimatedImageTarget`` that draws on standard output: each new image replaces the
+/// previous drawing in place (cursor moved back up over it); animations play through an
+/// ``AnimatedImagePlayer`` (frames decoded as they are due, at full resolution, fitted to the
+/// terminal as they are drawn; memory is the file and a few frames); an image that arrives with
+/// all its frames decoded plays them with their delays; a fade transition blends from the
+/// previous drawing in a few steps.
+final class TerminalImageTarget: AnimatedImageTarget {
     private struct State {
         var drawnLines = 0
         var shown: Bitmap?
         var animation: Task<Void, Never>?
+        var player: AnimatedImagePlayer?
         var generation = 0
     }
 
@@ -29,12 +33,14 @@ final class TerminalImageTarget: ImageTarget {
     }
 
     func setImage(_ image: Image?, transition: ImageTransition?) {
-        let (previous, generation) = state.withLock { state in
+        let (previous, generation, player) = state.withLock { state in
             state.animation?.cancel()
             state.animation = nil
             state.generation += 1
-            return (state.shown, state.generation)
+            defer { state.player = nil }
+            return (state.shown, state.generation, state.player)
         }
+        player?.stop()
         guard let image else { return }
         let frames = image.frames.map { $0.bitmap.oriented(image.orientation) }
         if let transition, transition.kind == .fade, let previous {
@@ -62,9 +68,26 @@ final class TerminalImageTarget: ImageTarget {
         state.withLock { if $0.generation == generation { $0.animation = task } }
     }
 
+    func play(_ player: AnimatedImagePlayer) {
+        let generation = state.withLock { state in
+            state.player = player
+            return state.generation
+        }
+        let orientation = (player.provider as? AnimatedImage)?.orientation ?? .up
+        if let loops { player.totalLoopCount = loops }
+        player.frameHandler = { [weak self] _, bitmap in
+            guard let self, self.isCurrent(generation) else { return }
+            self.draw(bitmap.oriented(orientation))
+        }
+        player.play()
+    }
+
     /// Waits until a running animation has played its loops.
     func waitForAnimation() async {
         await state.withLock { $0.animation }?.value
+        while let player = state.withLock({ $0.player }), player.isPlaying {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     private func isCurrent(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }

@@ -57,8 +57,50 @@ private final class HoldingTarget: ImageTarget {
 
 private let placeholder = Image(bitmap: Fixtures.solid(RGBA(r: 1, g: 2, b: 3, a: 255), width: 2, height: 2))
 
+/// Records what it is shown and the players it is handed, and plays them to the end.
+private final class PlayingTarget: AnimatedImageTarget {
+    let shown = Mutex<[Image?]>([])
+    let players = Mutex<[AnimatedImagePlayer]>([])
+    let frames = Mutex<[Int]>([])
+
+    func setImage(_ image: Image?, transition: ImageTransition?) { shown.withLock { $0.append(image) } }
+
+    func play(_ player: AnimatedImagePlayer) {
+        players.withLock { $0.append(player) }
+        player.totalLoopCount = 1
+        player.frameHandler = { [weak self] index, _ in self?.frames.withLock { $0.append(index) } }
+        player.play()
+    }
+}
+
 @Suite("ImageBinding")
 struct ImageBindingTests {
+    @Test("an AnimatedImageTarget gets the poster frame, then a player that decodes frames on demand; a plain target gets every frame")
+    func animatedTargetGetsAPlayer() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let eager = try ImageCodersManager.shared.decode(try Fixtures.data("gif-pillow-animated.gif"))
+        let url = try fixture.file("gif-pillow-animated.gif")
+
+        let target = PlayingTarget()
+        let answers = ManagerAnswers()
+        binding.setImage(on: target, with: url, completed: { answers.record($0) })
+        #expect(await eventually { answers.count == 1 })
+        let poster = try #require(target.shown.withLock { $0.last } ?? nil)
+        #expect(poster.frames.count == 1 && poster.bitmap == eager.bitmap)
+        let animation = try #require(poster.animatedImage)
+        #expect(animation.frameCount == eager.frames.count)
+        #expect(poster.cost == animation.cost + poster.bitmap.pixels.count, "the memory cache counts bytes + canvas + poster")
+        #expect(target.players.withLock { $0.count } == 1)
+        #expect(await eventually { target.frames.withLock { $0 } == Array(0..<eager.frames.count) })
+
+        let plain = RecordingTarget()
+        let plainAnswers = ManagerAnswers()
+        binding.setImage(on: plain, with: try fixture.file("gif-pillow-animated.gif", as: "again.gif"), completed: { plainAnswers.record($0) })
+        #expect(await eventually { plainAnswers.count == 1 })
+        #expect(plain.last?.image?.frames.count == eager.frames.count && plain.last?.image?.animatedImage == nil)
+    }
+
     @Test("placeholder first, then the loaded image with the target's transition; indicator started and stopped")
     func placeholderThenImage() async throws {
         let fixture = try ManagerFixture(loader: FileLoader())

@@ -8,7 +8,9 @@ P7  AVIF full decode to RGBA8: `webimage bench-decode` (in-process, AVIFCoder: l
     thread (the goal's comparison: like for like) and at its default (all cores: context).
     Goal: WebImage <= 1.0x the plugin (geometric mean of per-file ratios).
 P8  HEIF/HEIC the same way: HEIFCoder (libheif 1.15 + libde265) vs pillow-heif (libheif 1.2x +
-    libde265), pillow_heif.options.DECODE_THREADS = 1, then its default. Goal: <= 1.0x.
+    libde265), pillow_heif.options.DECODE_THREADS = 1, then its default. Goal: <= 1.0x. A third
+    column calls Debian's libheif (the one WebImage links) directly through ctypes, so a miss can be
+    told apart: WebImage's own cost, or the Debian library's.
 P9  AVIF encode of 512-px thumbnails (longest side 512; PNGs without ICC written once) at equal
     quality: WebImage's 0-1 quality maps to one AV1 quantizer, q = ((100 - Q) * 63 + 50) / 100 with
     Q in percent (AVIFEncoding.swift; libavif 1.x's quality mapping), min = max, alpha too, speed 8
@@ -64,6 +66,19 @@ def num(value, digits=1, suffix=""):
     return "n/a" if value is None else f"{value:.{digits}f}{suffix}"
 
 
+def binary_note(binary):
+    """Which build was measured: the binary's path and the commit of the checkout it sits in (the
+    section's WebImage line names the tree the script ran from, which may be another worktree)."""
+    def git(*args):
+        result = subprocess.run(["git", "-C", os.path.dirname(binary), *args], capture_output=True, text=True)
+        return result.stdout.strip() if result.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD") or "not in a git checkout"
+    if git("status", "--porcelain", "--untracked-files=no", "--", "Sources", "Package.swift"):
+        commit += " + uncommitted changes to Sources"
+    return f"Binary: `{binary}` (checkout at {commit})"
+
+
 def versions():
     v = decode.pillow_versions()
     return f"{v['pillow']}; {v['avif']}; {v['heif']}"
@@ -83,6 +98,52 @@ def set_plugin_threads(fmt, threads):
         pillow_heif.options.DECODE_THREADS = 4 if threads is None else threads
 
 
+def debian_libheif():
+    """(version, decode(data)) calling Debian's libheif.so.1 (the library HEIFCoder links) through
+    ctypes: context, primary handle, heif_decode_image to interleaved RGBA, release. Separates
+    WebImage's own cost from the library's when P8 misses its goal. None if it cannot load."""
+    import ctypes
+
+    try:
+        lib = ctypes.CDLL("libheif.so.1")
+    except OSError:
+        return None
+
+    class Error(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_int), ("subcode", ctypes.c_int), ("message", ctypes.c_char_p)]
+
+    pointer, out = ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)
+    signatures = {
+        "heif_get_version": ([], ctypes.c_char_p),
+        "heif_context_alloc": ([], pointer),
+        "heif_context_free": ([pointer], None),
+        "heif_context_read_from_memory_without_copy": ([pointer, ctypes.c_char_p, ctypes.c_size_t, pointer], Error),
+        "heif_context_get_primary_image_handle": ([pointer, out], Error),
+        "heif_decode_image": ([pointer, out, ctypes.c_int, ctypes.c_int, pointer], Error),
+        "heif_image_handle_release": ([pointer], None),
+        "heif_image_release": ([pointer], None),
+    }
+    for name, (args, result) in signatures.items():
+        getattr(lib, name).argtypes, getattr(lib, name).restype = args, result
+    rgb, interleaved_rgba = 1, 11  # heif_colorspace_RGB, heif_chroma_interleaved_RGBA
+
+    def decode_rgba(data):
+        context, handle, image = lib.heif_context_alloc(), ctypes.c_void_p(), ctypes.c_void_p()
+        try:
+            for error in (lambda: lib.heif_context_read_from_memory_without_copy(context, data, len(data), None),
+                          lambda: lib.heif_context_get_primary_image_handle(context, ctypes.byref(handle)),
+                          lambda: lib.heif_decode_image(handle, ctypes.byref(image), rgb, interleaved_rgba, None)):
+                result = error()
+                if result.code:
+                    raise RuntimeError(result.message.decode())
+        finally:
+            lib.heif_image_release(image)
+            lib.heif_image_handle_release(handle)
+            lib.heif_context_free(context)
+
+    return lib.heif_get_version().decode(), decode_rgba
+
+
 def decode_row(ctx, tools, fmt):
     """P7 (fmt 'avif') or P8 ('heic'): one table row per file plus the geometric means."""
     from PIL import Image
@@ -92,6 +153,9 @@ def decode_row(ctx, tools, fmt):
     plugin = "pillow-avif-plugin" if fmt == "avif" else "pillow-heif"
     header = ["File", "Kind", "Size", "WebImage ms", f"{plugin} 1 thread ms", "Ratio",
               f"{plugin} default threads ms", "Ratio", "K"]
+    direct = debian_libheif() if fmt == "heic" else None
+    if direct:
+        header.insert(-1, f"Debian libheif {direct[0]} via ctypes ms")
     rows, ratios_one, ratios_default = [], [], []
     for path, kind in files.items():
         name = os.path.relpath(path, PHOTOS)
@@ -118,16 +182,22 @@ def decode_row(ctx, tools, fmt):
             ratios_default.append(rd)
         rows.append([name, kind, note if ours is None else note.split(",")[0], num(ours), num(one),
                      num(r1, 2, "x"), num(default), num(rd, 2, "x"), str(k)])
+        if direct:
+            rows[-1].insert(-1, num(tools.time_in_process(lambda: direct[1](data), ctx.args.warmup, k)))
         log(f"{fmt.upper()} decode {name}: webimage {num(ours)} ms, {plugin} {num(one)} ms (1 thread), "
             f"{num(default)} ms (default)")
     g1, gd = geomean(ratios_one), geomean(ratios_default)
     verdict = "n/a" if g1 is None else f"{'meets' if g1 <= DECODE_GOAL else 'MISSES'} <= {DECODE_GOAL:.2f}x"
     rows.append([f"**geometric mean ({len(ratios_one)} files)**", "", "", "", "", num(g1, 2, "x"), "",
-                 num(gd, 2, "x"), verdict])
-    notes = [f"Files: {os.path.relpath(os.path.join(DERIVED, fmt), PHOTOS)} from derive.py "
+                 num(gd, 2, "x")] + [""] * bool(direct) + [verdict])
+    notes = [binary_note(tools.WEBIMAGE),
+             f"Files: {os.path.relpath(os.path.join(DERIVED, fmt), PHOTOS)} from derive.py "
              f"({'avifenc 0.11' if fmt == 'avif' else 'heif-enc 1.15'}); per-file medians of K runs after "
              f"{ctx.args.warmup} warm-up; ratio = WebImage / plugin, < 1 means WebImage is faster",
              f"Goal: WebImage <= {DECODE_GOAL:.1f}x the plugin at one thread (geometric mean): {verdict}"]
+    if direct:
+        notes.append(f"Debian libheif {direct[0]} via ctypes: the library WebImage links, called directly "
+                     "(heif_decode_image to interleaved RGBA) - WebImage's time minus this is its own cost")
     return Table("P7" if fmt == "avif" else "P8", header, rows, notes, peers=versions())
 
 
@@ -234,7 +304,8 @@ def encode_row(ctx, tools):
             log(f"P9 {name} q{quality}: webimage {p(ours)} ms, avifenc {p(avifenc)} ms, plugin {p(plugin_times)} ms")
     p95 = percentile(webimage_all, 95) if webimage_all else None
     verdict = "n/a" if p95 is None else f"{'meets' if p95 < ENCODE_GOAL_MS else 'MISSES'} < {ENCODE_GOAL_MS} ms"
-    notes = [f"{runs} runs per command after {ctx.args.warmup} warm-up (hyperfine -N for the processes); "
+    notes = [binary_note(tools.WEBIMAGE),
+             f"{runs} runs per command after {ctx.args.warmup} warm-up (hyperfine -N for the processes); "
              "WebImage and avifenc are whole processes, the plugin is in-process on loaded pixels",
              "Speed: only AVIFCoder's default 8 is measured, because the webimage CLI has no speed option",
              f"Goal: WebImage p95 < {ENCODE_GOAL_MS} ms over all its runs: {num(p95)} ms, {verdict}"]

@@ -54,7 +54,7 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// Most bytes of decoded frames held ahead of playback; 0 = automatic (SD's
-    /// `maxBufferSize`): 1/16 of physical memory, at most 96 MB, at least one frame.
+    /// `maxBufferSize`): 1/16 of physical memory, at most 64 MB, at least one frame.
     public var maxBufferSize: Int {
         get { state.withLock { $0.maxBufferSize } }
         set { state.withLock { $0.maxBufferSize = max(0, newValue) } }

@@ -45,7 +45,9 @@ enum AVIFDecoding {
             return Image(frames: frames, loopCount: 0, scale: options.scaleFactor ?? 1, orientation: orientation(of: first),
                          format: .avif, originalData: target == nil && count == Int(decoder.pointee.imageCount) ? data : nil,
                          hasAlpha: decoder.pointee.alphaPresent != 0
-            ).colorManaged(colorProfile(of: first), options: options)
+            // From the decoder's current image: the reset above replaced the one `first` copied,
+            // and freed the ICC bytes its copy still points at (found by fuzzing).
+            ).colorManaged(colorProfile(of: decoder.pointee.image.pointee), options: options)
         }
     }
 

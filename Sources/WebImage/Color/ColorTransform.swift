@@ -6,14 +6,16 @@ import Synchronization
 final class ColorTransform: Sendable {
     /// Made with `cmsFLAGS_NOCACHE`: lcms2 then keeps no per-call state in the transform, so
     /// `cmsDoTransform` may run on it from many threads at once (lcms2's documented rule); it is
-    /// never changed after init.
-    private nonisolated(unsafe) let handle: cmsHTRANSFORM
+    /// never changed after init. Nil when the table-and-matrix path does the work.
+    private nonisolated(unsafe) let handle: cmsHTRANSFORM?
+    private let matrixShaper: MatrixShaperTransform?
 
-    private init(handle: cmsHTRANSFORM) {
+    private init(handle: cmsHTRANSFORM?, matrixShaper: MatrixShaperTransform?) {
         self.handle = handle
+        self.matrixShaper = matrixShaper
     }
 
-    deinit { cmsDeleteTransform(handle) }
+    deinit { if let handle { cmsDeleteTransform(handle) } }
 
     /// What converting from `profile` to sRGB takes.
     enum Kind {
@@ -49,12 +51,15 @@ final class ColorTransform: Sendable {
         if SRGBMatch.matches(source) { return .identity }
         guard let srgb = cmsCreate_sRGBProfile() else { return .unsupported }
         defer { cmsCloseProfile(srgb) }
+        if let matrixShaper = MatrixShaperTransform(source: source, srgb: srgb) {
+            return .transform(ColorTransform(handle: nil, matrixShaper: matrixShaper))
+        }
         // Perceptual, no black point compensation: what browsers and Pillow's ImageCms default to.
         let format = wi_cms_type_rgba_8()
         guard let handle = cmsCreateTransform(source, format, srgb, format, UInt32(INTENT_PERCEPTUAL),
                                               UInt32(cmsFLAGS_NOCACHE | cmsFLAGS_COPY_ALPHA))
         else { return .unsupported }
-        return .transform(ColorTransform(handle: handle))
+        return .transform(ColorTransform(handle: handle, matrixShaper: nil))
     }
 
     /// `bitmap` in sRGB.
@@ -65,6 +70,10 @@ final class ColorTransform: Sendable {
             bitmap.pixels.withUnsafeBufferPointer { input in
                 // lcms2 counts pixels in 32 bits; the pixel limit keeps images far below that, but
                 // a caller's own bitmap might not be.
+                if let matrixShaper {
+                    matrixShaper.convert(input.baseAddress!, output.baseAddress!, count: count)
+                    return
+                }
                 var done = 0
                 while done < count {
                     let chunk = min(count - done, 1 << 24)

@@ -4,9 +4,10 @@ import Synchronization
 /// An animation that keeps its encoded bytes and decodes frames when asked: SDWebImage's
 /// `SDAnimatedImage`. Frame count, loop count and durations come from a walk over the headers;
 /// ``frame(at:)`` composites from where the last call left off (disposal and blending need the
-/// frames before), so playing forward costs one frame's decode per frame. Memory is the bytes
-/// plus one canvas, whatever the frame count: a 300-frame 1080p GIF is its file size + 8 MB,
-/// where ``Image``'s eager frames would be 2.4 GB (or scaled down to fit the animation budget).
+/// frames before), so playing forward costs one frame's decode per frame; going back resumes
+/// from the nearest checkpoint (see ``cost``). Memory is the bytes plus one canvas, whatever the
+/// frame count: a 300-frame 1080p GIF is its file size + 8 MB, where ``Image``'s eager frames
+/// would be 2.4 GB (or scaled down to fit the animation budget).
 ///
 /// GIF, APNG and animated WebP. Thread-safe: frame decodes are serialised.
 public final class AnimatedImage: Sendable {
@@ -60,8 +61,19 @@ public final class AnimatedImage: Sendable {
     /// One loop's total duration in seconds.
     public var duration: Double { frameDurations.reduce(0, +) }
 
-    /// Bytes held: the encoded file and one compositing canvas (what a memory cache should count).
-    public var cost: Int { bytes.buffer.count + canvasSize.pixelCount * Bitmap.bytesPerPixel }
+    /// Bytes held: the encoded file and one compositing canvas, and as many again as the
+    /// checkpoints a backward-playing animation keeps (what a memory cache should count).
+    public var cost: Int { bytes.buffer.count + canvasSize.pixelCount * Bitmap.bytesPerPixel * (1 + checkpointLimit) }
+
+    /// Canvases kept to resume from when frames are asked for backwards (reversed and bounce
+    /// modes, seeks): up to 32 MB of them, at most 16, spread evenly over the animation, so a
+    /// frame costs at most `checkpointInterval` composites instead of all frames before it.
+    /// GIF and APNG; libwebp's animation decoder cannot resume, so WebP starts over.
+    private var checkpointLimit: Int {
+        format == .webp || frameCount < 3 ? 0 : max(1, min(16, (32 << 20) / max(1, canvasSize.pixelCount * Bitmap.bytesPerPixel)))
+    }
+
+    private var checkpointInterval: Int { max(1, frameCount / (checkpointLimit + 1)) }
 
     /// Frame `index` (0-based) as shown: composited, at ``pixelSize``, in sRGB. Forward from the
     /// last frame asked for costs the frames between; backward starts again from the first.
@@ -71,17 +83,29 @@ public final class AnimatedImage: Sendable {
         return try cursor.withLock { cursor in
             if let last = cursor.last, last.index == index { return last.bitmap }
             if cursor.sequence == nil || index < cursor.nextIndex {
+                // Going back: from here on, replays leave checkpoints to resume from.
+                if cursor.sequence != nil { cursor.recordsCheckpoints = true }
                 cursor.sequence = nil  // frees the old canvas before the new one is made
-                cursor.sequence = try AnimationHeader.sequence(format, bytes, options: options)
-                cursor.nextIndex = 0
+                if let (start, resume) = cursor.checkpoints.filter({ $0.key <= index }).max(by: { $0.key < $1.key }) {
+                    cursor.sequence = try resume()
+                    cursor.nextIndex = start
+                } else {
+                    cursor.sequence = try AnimationHeader.sequence(format, bytes, options: options)
+                    cursor.nextIndex = 0
+                }
             }
             var canvas: [UInt8] = []
             while cursor.nextIndex <= index {
+                if cursor.recordsCheckpoints, cursor.nextIndex > 0, cursor.nextIndex % checkpointInterval == 0,
+                   cursor.checkpoints[cursor.nextIndex] == nil, let resume = cursor.sequence?.resumable() {
+                    cursor.checkpoints[cursor.nextIndex] = resume
+                }
                 guard let step = try cursor.sequence?.next() else {
                     throw ImageCoderError.corrupt(format, reason: "frame \(cursor.nextIndex + 1) of \(frameCount) is missing")
                 }
                 canvas = step.canvas
                 cursor.nextIndex += 1
+                cursor.steps += 1
             }
             var bitmap = Bitmap(width: canvasSize.width, height: canvasSize.height, pixels: canvas)
             if pixelSize != canvasSize { bitmap = bitmap.resampled(to: pixelSize) }
@@ -91,15 +115,25 @@ public final class AnimatedImage: Sendable {
         }
     }
 
+    /// Frames composited so far (specs check what jumps back cost).
+    var compositedFrames: Int { cursor.withLock { $0.steps } }
+
     /// The first frame as a still ``Image`` (what a view shows before playing; SD's poster frame).
     public func posterImage(scale: Double = 1) throws -> Image {
         Image(bitmap: try frame(at: 0), scale: scale, orientation: orientation, format: format, hasAlpha: hasAlpha)
     }
 }
 
-/// Where frame decoding stands: the sequence, how far it got, and the last frame handed out.
+/// Where frame decoding stands: the sequence, how far it got, the last frame handed out, and
+/// the points it can resume from.
 private struct FrameCursor {
     var sequence: (any AnimationFrameSequence)?
     var nextIndex = 0
     var last: (index: Int, bitmap: Bitmap)?
+    /// Sequences resuming at a frame index (the key: the frame they produce next), recorded only
+    /// once playback has gone back (played forward, an animation never pays for them).
+    var checkpoints: [Int: () throws -> any AnimationFrameSequence] = [:]
+    var recordsCheckpoints = false
+    /// Frames composited so far, for specs.
+    var steps = 0
 }

@@ -7,4 +7,11 @@ protocol AnimationFrameSequence: AnyObject {
     /// The canvas after the next frame (straight RGBA8, canvas size) and how long that frame
     /// shows; nil after the last frame.
     func next() throws -> (canvas: [UInt8], duration: Double)?
+    /// Makes a sequence that continues from where this one is now, for a later jump back here;
+    /// nil when the format's decoder cannot be resumed (libwebp's animation decoder).
+    func resumable() -> (() throws -> any AnimationFrameSequence)?
+}
+
+extension AnimationFrameSequence {
+    func resumable() -> (() throws -> any AnimationFrameSequence)? { nil }
 }

@@ -32,14 +32,32 @@ struct AnimatedImageTests {
         #expect(lazy.data == data)
     }
 
-    @Test("memory is the bytes and one canvas, not the frames")
-    func costIsBytesAndOneCanvas() throws {
-        let data = try Fixtures.data("gif-pillow-animated.gif")
+    @Test("memory is the bytes and a few canvases (the working one, checkpoints for going back), not the frames")
+    func costIsBytesAndCanvases() throws {
+        let data = try Fixtures.data("webp-animated.webp")  // WebP keeps no checkpoints
         let lazy = try AnimatedImage(data: data)
-        let canvas = lazy.pixelSize.pixelCount * Bitmap.bytesPerPixel
-        #expect(lazy.cost == data.count + canvas)
-        let eager = try ImageCodersManager.shared.decode(data)
-        #expect(eager.cost > lazy.cost - data.count)
+        #expect(lazy.cost == data.count + lazy.pixelSize.pixelCount * Bitmap.bytesPerPixel)
+        let frames = (0..<40).map { index in
+            ImageFrame(bitmap: Fixtures.solid(RGBA(r: UInt8(index * 6), g: 0, b: 0, a: 255), width: 64, height: 64), duration: 0.05)
+        }
+        let long = try AnimatedImage(data: try GIFCoder().encode(Image(frames: frames), as: .gif, options: .default))
+        let canvas = 64 * 64 * Bitmap.bytesPerPixel
+        #expect(long.cost < long.data.count + 20 * canvas && long.cost < 40 * canvas)
+    }
+
+    @Test("played backwards, frames resume from checkpoints instead of compositing from the first frame each time")
+    func backwardsUsesCheckpoints() throws {
+        let frames = (0..<40).map { index in
+            ImageFrame(bitmap: Fixtures.solid(RGBA(r: UInt8(index * 6), g: UInt8(255 - index * 6), b: 9, a: 255), width: 32, height: 32), duration: 0.05)
+        }
+        let data = try GIFCoder().encode(Image(frames: frames), as: .gif, options: .default)
+        let eager = try GIFCoder().decode(data, options: .default)
+        let lazy = try AnimatedImage(data: data)
+        for index in (0..<40).reversed() { #expect(try lazy.frame(at: index) == eager.frames[index].bitmap, "frame \(index)") }
+        // From the first frame every time: 40 + 39 + … + 1 = 820 composites. The first pass back
+        // leaves a checkpoint every 2 frames (16 of them for 40 frames).
+        #expect(lazy.compositedFrames < 200, "\(lazy.compositedFrames) composites")
+        for index in (0..<40).reversed() { #expect(try lazy.frame(at: index) == eager.frames[index].bitmap, "again, frame \(index)") }
     }
 
     @Test("a thumbnail box sizes every frame as the eager decoder would")

@@ -31,6 +31,31 @@ final class GIFFrameSequence: AnimationFrameSequence {
     /// practice); nil when absent.
     var loopCount: Int? { reader.loopCount }
 
+    /// A sequence over the same bytes that goes on from here, its canvas a copy (on write) of
+    /// this one's; nil before the first frame.
+    func resumable() -> (() throws -> any AnimationFrameSequence)? {
+        guard upcoming == nil else { return nil }
+        let state = (position: reader.position, framesRead: reader.framesRead, loopCount: reader.loopCount,
+                     canvas: canvas, shown: shown, usedTransparency: usedTransparency)
+        let (bytes, limit, owner, size) = (reader.bytes, maxPixelCount, owner, canvasSize)
+        return {
+            let reader = try GIFReader(bytes: bytes, resumingAt: state.position, framesRead: state.framesRead, loopCount: state.loopCount)
+            return GIFFrameSequence(reader: reader, canvasSize: size, canvas: state.canvas, shown: state.shown,
+                                    usedTransparency: state.usedTransparency, maxPixelCount: limit, owner: owner)
+        }
+    }
+
+    private init(reader: GIFReader, canvasSize: PixelSize, canvas: GIFCanvas, shown: (frame: GIFFrameHeader, before: [UInt8]?)?,
+                 usedTransparency: Bool, maxPixelCount: Int, owner: AnyObject?) {
+        self.reader = reader
+        self.canvasSize = canvasSize
+        self.canvas = canvas
+        self.shown = shown
+        self.usedTransparency = usedTransparency
+        self.maxPixelCount = maxPixelCount
+        self.owner = owner
+    }
+
     func next() throws -> (canvas: [UInt8], duration: Double)? {
         if let (frame, before) = shown {
             switch frame.control.disposal {

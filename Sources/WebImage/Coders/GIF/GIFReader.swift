@@ -12,6 +12,7 @@ import Foundation
 /// One owner at a time; the bytes must outlive the reader.
 final class GIFReader {
     private let source: GIFByteSource
+    var bytes: UnsafeRawBufferPointer { source.bytes }
     private let gif: UnsafeMutablePointer<GifFileType>
     private var pendingControl: GIFGraphicsControl?
     /// Frames whose descriptor has been read.
@@ -28,6 +29,19 @@ final class GIFReader {
         self.source = source
         self.gif = gif
     }
+
+    /// A reader that continues from `position`, a record boundary another reader over the same
+    /// bytes reported after `framesRead` frames (giflib keeps no state between records beyond
+    /// the header it reads on opening).
+    convenience init(bytes: UnsafeRawBufferPointer, resumingAt position: Int, framesRead: Int, loopCount: Int?) throws {
+        try self.init(bytes: bytes)
+        source.seek(to: position)
+        self.framesRead = framesRead
+        self.loopCount = loopCount
+    }
+
+    /// Where the next record starts, between frames.
+    var position: Int { source.position }
 
     deinit { DGifCloseFile(gif, nil) }
 
@@ -148,8 +162,11 @@ final class GIFReader {
 
 /// The bytes behind a ``GIFReader``, read through giflib's input callback.
 final class GIFByteSource {
-    private let bytes: UnsafeRawBufferPointer
+    let bytes: UnsafeRawBufferPointer
     private var offset = 0
+
+    var position: Int { offset }
+    func seek(to position: Int) { offset = min(max(0, position), bytes.count) }
     /// giflib asked for more bytes than were left.
     private(set) var ranOut = false
 

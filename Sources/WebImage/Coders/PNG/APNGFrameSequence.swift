@@ -22,6 +22,17 @@ final class APNGFrameSequence: AnimationFrameSequence {
 
     var canvasSize: PixelSize { container.canvasSize }
 
+    /// A sequence that goes on from here, its canvas a copy (on write) of this one's.
+    func resumable() -> (() throws -> any AnimationFrameSequence)? {
+        let state = (index: index, canvas: canvas, shown: shown, declaresAlpha: declaresAlpha)
+        let (container, bytes, limit, owner) = (container, bytes, maxPixelCount, owner)
+        return {
+            let sequence = APNGFrameSequence(container: container, bytes: bytes, maxPixelCount: limit, owner: owner)
+            (sequence.index, sequence.canvas, sequence.shown, sequence.declaresAlpha) = (state.index, state.canvas, state.shown, state.declaresAlpha)
+            return sequence
+        }
+    }
+
     func next() throws -> (canvas: [UInt8], duration: Double)? {
         if let (frame, before) = shown {
             switch frame.dispose {

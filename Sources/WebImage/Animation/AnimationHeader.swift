@@ -25,6 +25,7 @@ struct AnimationHeader {
             let still = PNGPushDecoder(maxPixelCount: limit)
             try still.feedUntilHeader(Data(bytes))
             (canvasSize, durations, loopCount, hasAlpha) = (container.canvasSize, container.frames.map(\.duration), container.loopCount, still.hasAlpha)
+            colorProfile = still.colorProfile
         case .webp where try WebPStatus.features(of: bytes).has_animation != 0:
             let features = try WebPStatus.features(of: bytes)
             canvasSize = PixelSize(width: Int(features.width), height: Int(features.height))

@@ -50,6 +50,20 @@ struct ColorManagementTests {
         #expect(image.originalData == kept.originalData, "the bytes still stand for the image")
     }
 
+    @Test("an APNG's iCCP converts every frame, decoded all at once or on demand")
+    func animatedPNG() throws {
+        let data = try Fixtures.data("colour-displayp3-apng.png")
+        let expected = try decode("colour-displayp3-expected.png").bitmap
+        let flipped = expected.oriented(ImageOrientation(exifValue: 4))
+        let eager = try coders.decode(data)
+        let lazy = try AnimatedImage(data: data)
+        #expect(eager.frames.count == 2 && lazy.frameCount == 2)
+        for (index, reference) in [expected, flipped].enumerated() {
+            #expect(difference(eager.frames[index].bitmap, reference).max <= 1, "eager frame \(index)")
+            #expect(difference(try lazy.frame(at: index), reference).max <= 1, "lazy frame \(index)")
+        }
+    }
+
     @Test("convertsToSRGB false keeps the pixels as encoded and the profile on the image")
     func keepsProfile() throws {
         let profileBytes = try Fixtures.data("colour-displayp3.icc")

@@ -41,14 +41,15 @@ enum APNGDecoding {
             originalData: target == nil ? originalData : nil,
             // An alpha channel or tRNS says so; otherwise only pixels no frame covered (or that a
             // disposal cleared) can be transparent, and Image finds those by scanning.
-            hasAlpha: sequence.declaresAlpha ? true : nil)
+            hasAlpha: sequence.declaresAlpha ? true : nil
+        ).colorManaged(sequence.colorProfile, options: options)
     }
 
     /// One frame's own pixels, through libpng.
     static func decodePixels(
         of frame: APNGFrame, number: Int, in container: APNGContainer, bytes: UnsafeRawBufferPointer,
         maxPixelCount: Int
-    ) throws -> (Bitmap, hasAlpha: Bool) {
+    ) throws -> (Bitmap, hasAlpha: Bool, colorProfile: ColorProfile?) {
         let decoder = PNGPushDecoder(maxPixelCount: maxPixelCount)
         let bitmap: Bitmap
         do {
@@ -61,6 +62,6 @@ enum APNGDecoding {
         guard bitmap.size == PixelSize(width: frame.width, height: frame.height) else {
             throw ImageCoderError.corrupt(.png, reason: "APNG frame \(number): image data ends early")
         }
-        return (bitmap, decoder.hasAlpha)
+        return (bitmap, decoder.hasAlpha, decoder.colorProfile)
     }
 }

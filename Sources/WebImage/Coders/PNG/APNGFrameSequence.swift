@@ -4,6 +4,9 @@ final class APNGFrameSequence: AnimationFrameSequence {
     let container: APNGContainer
     /// Whether a frame so far had an alpha channel or tRNS.
     private(set) var declaresAlpha = false
+    /// The file's colour (iCCP, sRGB, cHRM/gAMA: chunks every frame's stream shares), once a
+    /// frame was decoded.
+    private(set) var colorProfile: ColorProfile?
     private let bytes: UnsafeRawBufferPointer
     private let maxPixelCount: Int
     private var canvas: APNGCanvas
@@ -47,8 +50,9 @@ final class APNGFrameSequence: AnimationFrameSequence {
         guard index < container.frames.count else { return nil }
         let frame = container.frames[index]
         index += 1
-        let (pixels, hasAlpha) = try APNGDecoding.decodePixels(
+        let (pixels, hasAlpha, profile) = try APNGDecoding.decodePixels(
             of: frame, number: index, in: container, bytes: bytes, maxPixelCount: maxPixelCount)
+        colorProfile = profile
         declaresAlpha = declaresAlpha || hasAlpha
         let before = frame.dispose == .previous ? canvas.pixels : nil
         canvas.draw(pixels, x: frame.x, y: frame.y, blend: frame.blend)

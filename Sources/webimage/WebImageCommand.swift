@@ -19,7 +19,7 @@ struct WebImageCommand: AsyncParsableCommand {
         subcommands: [
             FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DecodeCommand.self, ShowCommand.self, ServeCommand.self,
             BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self, BenchDownloadCommand.self, BenchLoadsCommand.self,
-            BenchAnimationCommand.self,
+            BenchAnimationCommand.self, BenchEncodeCommand.self,
         ]
     )
 }

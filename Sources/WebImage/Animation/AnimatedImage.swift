@@ -25,6 +25,7 @@ public final class AnimatedImage: Sendable {
     public let hasAlpha: Bool
 
     private let bytes: PinnedBytes
+    private let layout: AnimationHeader.Layout
     private let canvasSize: PixelSize
     private let options: ImageDecodeOptions
     private let colorTransform: ColorTransform?
@@ -40,6 +41,7 @@ public final class AnimatedImage: Sendable {
         let bytes = PinnedBytes(data)
         let header = try AnimationHeader(bytes.buffer, options: options)
         self.bytes = bytes
+        self.layout = header.layout
         self.options = options
         format = header.format
         canvasSize = header.canvasSize
@@ -63,14 +65,20 @@ public final class AnimatedImage: Sendable {
 
     /// Bytes held: the encoded file and one compositing canvas, and as many again as the
     /// checkpoints a backward-playing animation keeps (what a memory cache should count).
-    public var cost: Int { bytes.buffer.count + canvasSize.pixelCount * Bitmap.bytesPerPixel * (1 + checkpointLimit) }
+    public var cost: Int {
+        let canvas = canvasSize.pixelCount * Bitmap.bytesPerPixel
+        // Formats decoded whole hold every frame once the first is asked for.
+        guard layout.decodesOnDemand else { return bytes.buffer.count + canvas * frameCount }
+        return bytes.buffer.count + canvas * (1 + checkpointLimit)
+    }
 
     /// Canvases kept to resume from when frames are asked for backwards (reversed and bounce
     /// modes, seeks): up to 32 MB of them, at most 16, spread evenly over the animation, so a
     /// frame costs at most `checkpointInterval` composites instead of all frames before it.
     /// GIF and APNG; libwebp's animation decoder cannot resume, so WebP starts over.
     private var checkpointLimit: Int {
-        format == .webp || frameCount < 3 ? 0 : max(1, min(16, (32 << 20) / max(1, canvasSize.pixelCount * Bitmap.bytesPerPixel)))
+        guard layout.decodesOnDemand, layout.canResume, frameCount >= 3 else { return 0 }
+        return max(1, min(16, (32 << 20) / max(1, canvasSize.pixelCount * Bitmap.bytesPerPixel)))
     }
 
     private var checkpointInterval: Int { max(1, frameCount / (checkpointLimit + 1)) }
@@ -82,6 +90,7 @@ public final class AnimatedImage: Sendable {
         precondition(index >= 0 && index < frameCount, "frame \(index) of \(frameCount)")
         return try cursor.withLock { cursor in
             if let last = cursor.last, last.index == index { return last.bitmap }
+            if index < cursor.nextIndex, cursor.sequence?.seek(to: index) == true { cursor.nextIndex = index }
             if cursor.sequence == nil || index < cursor.nextIndex {
                 // Going back: from here on, replays leave checkpoints to resume from.
                 if cursor.sequence != nil { cursor.recordsCheckpoints = true }
@@ -90,7 +99,7 @@ public final class AnimatedImage: Sendable {
                     cursor.sequence = try resume()
                     cursor.nextIndex = start
                 } else {
-                    cursor.sequence = try AnimationHeader.sequence(format, bytes, options: options)
+                    cursor.sequence = try AnimationHeader.sequence(layout, bytes, options: options)
                     cursor.nextIndex = 0
                 }
             }

@@ -10,8 +10,11 @@ protocol AnimationFrameSequence: AnyObject {
     /// Makes a sequence that continues from where this one is now, for a later jump back here;
     /// nil when the format's decoder cannot be resumed (libwebp's animation decoder).
     func resumable() -> (() throws -> any AnimationFrameSequence)?
+    /// Moves straight to frame `index` when the frames are all at hand; false otherwise.
+    func seek(to index: Int) -> Bool
 }
 
 extension AnimationFrameSequence {
     func resumable() -> (() throws -> any AnimationFrameSequence)? { nil }
+    func seek(to index: Int) -> Bool { false }
 }

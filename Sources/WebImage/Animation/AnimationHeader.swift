@@ -13,28 +13,60 @@ struct AnimationHeader {
     var hasAlpha: Bool
     var colorProfile: ColorProfile?
 
+    /// How the bytes are laid out, found once: what the header walk and every sequence start from.
+    enum Layout: Sendable {
+        case gif
+        case apng(APNGContainer)
+        case animatedWebP(WebPBitstreamFeatures)
+        /// Stills, AVIF and JPEG XL sequences: decoded whole.
+        case other
+
+        /// Whether its sequences can continue from a checkpoint (libwebp's animation decoder cannot).
+        var canResume: Bool {
+            switch self {
+            case .gif, .apng: true
+            case .animatedWebP, .other: false
+            }
+        }
+
+        /// Whether frames are decoded one at a time (else all at once, and kept).
+        var decodesOnDemand: Bool {
+            if case .other = self { return false }
+            return true
+        }
+    }
+
+    let layout: Layout
+
     init(_ bytes: UnsafeRawBufferPointer, options: ImageDecodeOptions) throws {
         format = ImageFormat.detect(bytes)
         let limit = options.maxPixelCount
-        switch format {
+        if format == .gif {
+            layout = .gif
+        } else if format == .png, let container = try APNGContainer.parse(bytes, checking: options) {
+            layout = .apng(container)
+        } else if format == .webp, case let features = try WebPStatus.features(of: bytes), features.has_animation != 0 {
+            layout = .animatedWebP(features)
+        } else {
+            layout = .other
+        }
+        switch layout {
         case .gif:
             let scan = try GIFScan(bytes: bytes, maxPixelCount: limit)
             (canvasSize, durations, loopCount, hasAlpha) = (scan.canvasSize, scan.durations, scan.loopCount, scan.declaresTransparency)
-        case .png where try APNGContainer.parse(bytes, checking: options) != nil:
-            let container = try APNGContainer.parse(bytes, checking: options)!
+        case .apng(let container):
             let still = PNGPushDecoder(maxPixelCount: limit)
             try still.feedUntilHeader(Data(bytes))
             (canvasSize, durations, loopCount, hasAlpha) = (container.canvasSize, container.frames.map(\.duration), container.loopCount, still.hasAlpha)
             colorProfile = still.colorProfile
-        case .webp where try WebPStatus.features(of: bytes).has_animation != 0:
-            let features = try WebPStatus.features(of: bytes)
+        case .animatedWebP(let features):
             canvasSize = PixelSize(width: Int(features.width), height: Int(features.height))
             try options.checkPixelLimit(width: canvasSize.width, height: canvasSize.height)
             guard let timing = WebPMetadata.withDemuxer(bytes, { WebPMetadata.timing(of: $0) }) else { throw WebPMetadata.demuxFailure(bytes) }
             (durations, loopCount, hasAlpha) = (timing.durations, timing.loopCount, features.has_alpha != 0)
             orientation = WebPMetadata.orientation(in: bytes)
             colorProfile = WebPMetadata.colorProfile(in: bytes)
-        default:
+        case .other:
             let image = try EagerFrameSequence.decode(bytes, options: options)
             (canvasSize, loopCount, orientation, hasAlpha) = (image.pixelSize, image.loopCount, image.orientation, image.hasAlpha)
             durations = image.frames.map(\.duration)
@@ -43,19 +75,13 @@ struct AnimationHeader {
     }
 
     /// A new sequence over `bytes` from the first frame.
-    static func sequence(_ format: ImageFormat, _ bytes: PinnedBytes, options: ImageDecodeOptions) throws -> any AnimationFrameSequence {
-        let buffer = bytes.buffer
-        switch format {
-        case .gif:
-            return try GIFFrameSequence(bytes: buffer, maxPixelCount: options.maxPixelCount, owner: bytes)
-        case .png where try APNGContainer.parse(buffer, checking: options) != nil:
-            return APNGFrameSequence(container: try APNGContainer.parse(buffer, checking: options)!, bytes: buffer,
-                                     maxPixelCount: options.maxPixelCount, owner: bytes)
-        case .webp where try WebPStatus.features(of: buffer).has_animation != 0:
-            return try WebPFrameSequence(bytes: buffer, features: try WebPStatus.features(of: buffer),
-                                         maxPixelCount: options.maxPixelCount, owner: bytes)
-        default:
-            return EagerFrameSequence(try EagerFrameSequence.decode(buffer, options: options))
+    static func sequence(_ layout: Layout, _ bytes: PinnedBytes, options: ImageDecodeOptions) throws -> any AnimationFrameSequence {
+        let (buffer, limit) = (bytes.buffer, options.maxPixelCount)
+        switch layout {
+        case .gif: return try GIFFrameSequence(bytes: buffer, maxPixelCount: limit, owner: bytes)
+        case .apng(let container): return APNGFrameSequence(container: container, bytes: buffer, maxPixelCount: limit, owner: bytes)
+        case .animatedWebP(let features): return try WebPFrameSequence(bytes: buffer, features: features, maxPixelCount: limit, owner: bytes)
+        case .other: return EagerFrameSequence(try EagerFrameSequence.decode(buffer, options: options))
         }
     }
 }
@@ -78,6 +104,11 @@ final class EagerFrameSequence: AnimationFrameSequence {
     }
 
     var canvasSize: PixelSize { image.pixelSize }
+
+    func seek(to index: Int) -> Bool {
+        self.index = index
+        return true
+    }
 
     func next() throws -> (canvas: [UInt8], duration: Double)? {
         guard index < image.frames.count else { return nil }

@@ -21,9 +21,10 @@ def main():
     parser.add_argument("--no-build", action="store_true", help=f"use the existing {env.SCRATCH}/release/webimage")
     parser.add_argument("--webimage", metavar="PATH",
                         help="compare this webimage binary (default $WEBIMAGE_BIN, else the repo's release build)")
-    parser.add_argument("--colour", "--color", action="store_true",
-                        help="colour management: derive ICC-tagged JPEG/PNG/WebP (Display P3, Adobe RGB) and "
-                             "convert every embedded profile to sRGB on Pillow's side (ImageCms), as WebImage does")
+    parser.add_argument("--no-colour", "--no-color", dest="colour", action="store_false",
+                        help="skip colour management: by default ICC-tagged JPEG/PNG/WebP (Display P3, Adobe RGB) are "
+                             "derived and every embedded profile is converted to sRGB on Pillow's side (ImageCms), "
+                             "as WebImage does since issue 14")
     parser.add_argument("--sensitivity", action="store_true",
                         help="for AVIF/HEIC files, also show whether typical YUV decoder bugs (simulated on "
                              "Pillow's pixels) would exceed the tolerance (pillowcheck/sensitivity.py)")

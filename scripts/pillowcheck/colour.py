@@ -1,4 +1,4 @@
-"""Colour rows (--colour): ICC-tagged files, compared against Pillow + ImageCms converting the
+"""Colour rows (on unless --no-colour): ICC-tagged files, compared against Pillow + ImageCms converting the
 embedded profile to sRGB. WebImage converts decoded pixels to sRGB with Little CMS; Pillow's wheel
 bundles its own Little CMS, so the reference is an independent build of the same engine.
 
@@ -8,7 +8,7 @@ create sRGB/LAB/XYZ profiles and Debian ships no Display P3 profile; building th
 test files reproducible without any download.
 
 The hook for new colour cases is COLOUR_CASES; the reference is `to_srgb`, which the comparison
-applies to every file with an embedded profile when --colour is on.
+applies to every file with an embedded profile unless --no-colour.
 """
 import io
 import os

@@ -1,5 +1,5 @@
 """Which files a run compares: the photos from scripts/fetch-photos, the derived edge cases, the
-AVIF/HEIC set (derive.py) and, with --colour, the ICC-tagged set (colour.py). Returns
+AVIF/HEIC set (derive.py) and, unless --no-colour, the ICC-tagged set (colour.py). Returns
 {path: kind or None}; None lets kinds.kind_of decide from the file."""
 import os
 

@@ -28,7 +28,7 @@ diff per channel value, 0-255).
              max 6-26, mean 0.8-4.9 (the 0.8 on the low-saturation wood photo, 8-bit: caught by
              both limits); range flag ignored max 20, mean 3.7-11; alpha dropped max 255, mean 58;
              premultiplied alpha max 254, mean 97-109.
-  colour     ICC-tagged files with --colour (Display P3, Adobe RGB; JPEG, PNG, WebP): max <= 4,
+  colour     ICC-tagged files (unless --no-colour; Display P3, Adobe RGB; JPEG, PNG, WebP): max <= 4,
              mean <= 0.25. Pillow's ImageCms and WebImage both run Little CMS, different builds
              (the wheel's 2.19, Debian's 2.14), 8-bit transforms with their own fixed-point
              optimisation: measured against a float reference, Pillow's conversion is within 1

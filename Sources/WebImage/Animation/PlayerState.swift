@@ -107,9 +107,10 @@ struct PlayerState {
     static let automaticBufferSize = Int(min(ProcessInfo.processInfo.physicalMemory / 16, 64 * 1024 * 1024))
 
     /// The next frame to decode (marked as being decoded), or nil when one is in flight, the
-    /// window is full, or playback has finished.
+    /// window is full, or the player is not playing (a paused or stopped player holds what it
+    /// has and decodes no more).
     mutating func nextFrameToDecode(frameBytes: Int) -> Int? {
-        guard decoding == nil, !finished || shown == nil else { return nil }
+        guard decoding == nil, token != nil, !finished else { return nil }
         let wanted = window(frameBytes: frameBytes)
         evict(keeping: Set(wanted))
         guard let frame = wanted.first(where: { buffer[$0] == nil && !failed.contains($0) }) else { return nil }
@@ -125,7 +126,7 @@ struct PlayerState {
             failed.insert(frame)
             return
         }
-        if window(frameBytes: frameBytes).contains(frame) { buffer[frame] = bitmap }
+        if token != nil, window(frameBytes: frameBytes).contains(frame) { buffer[frame] = bitmap }
     }
 
     private mutating func evict(keeping wanted: Set<Int>) {

@@ -98,6 +98,17 @@ struct AnimatedImagePlayerTests {
         #expect(record.indices.count == 3, "nothing after stop")
     }
 
+    @Test("a stopped player drops the decode in flight and starts no other: nothing stays buffered")
+    func stopDropsDecodes() {
+        let provider = SolidFrames(durations: [0.125, 0.125, 0.125])
+        let (player, _, decodes, _) = makePlayer(provider)
+        player.play()
+        #expect(decodes.pending == 1)
+        player.stop()
+        decodes.runAll()
+        #expect(provider.decodeCount == 1 && player.bufferedFrameCount == 0 && decodes.pending == 0)
+    }
+
     @Test("seek: while paused the frame is decoded and handed over at once; while playing it shows at the next tick")
     func seek() {
         let (player, clock, decodes, record) = makePlayer(SolidFrames(durations: [0.125, 0.125, 0.125, 0.125]))

@@ -84,8 +84,9 @@ public final class AnimatedImage: Sendable {
     private var checkpointInterval: Int { max(1, frameCount / (checkpointLimit + 1)) }
 
     /// Frame `index` (0-based) as shown: composited, at ``pixelSize``, in sRGB. Forward from the
-    /// last frame asked for costs the frames between; backward starts again from the first.
-    /// Throws ``ImageCoderError`` (a frame the header walk counted that will not decode is corrupt).
+    /// last frame asked for costs the frames between; backward resumes from the nearest
+    /// checkpoint before it (or the first frame). Throws ``ImageCoderError`` (a frame the header
+    /// walk counted that will not decode is corrupt); the next call starts over.
     public func frame(at index: Int) throws -> Bitmap {
         precondition(index >= 0 && index < frameCount, "frame \(index) of \(frameCount)")
         return try cursor.withLock { cursor in
@@ -109,7 +110,15 @@ public final class AnimatedImage: Sendable {
                    cursor.checkpoints[cursor.nextIndex] == nil, let resume = cursor.sequence?.resumable() {
                     cursor.checkpoints[cursor.nextIndex] = resume
                 }
-                guard let step = try cursor.sequence?.next() else {
+                let next: (canvas: [UInt8], duration: Double)?
+                do {
+                    next = try cursor.sequence?.next()
+                } catch {
+                    cursor.sequence = nil  // half a frame drawn: nothing to continue from
+                    throw error
+                }
+                guard let step = next else {
+                    cursor.sequence = nil
                     throw ImageCoderError.corrupt(format, reason: "frame \(cursor.nextIndex + 1) of \(frameCount) is missing")
                 }
                 canvas = step.canvas

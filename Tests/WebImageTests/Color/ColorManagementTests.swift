@@ -2,18 +2,6 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// Largest and mean absolute difference per channel (0–255), alpha included.
-private func difference(_ a: Bitmap, _ b: Bitmap) -> (max: Int, mean: Double) {
-    var largest = 0
-    var total = 0
-    for (x, y) in zip(a.pixels, b.pixels) {
-        let d = abs(Int(x) - Int(y))
-        largest = max(largest, d)
-        total += d
-    }
-    return (largest, Double(total) / Double(max(1, a.pixels.count)))
-}
-
 private let coders = ImageCodersManager(coders: ImageCodersManager().allCoders + [HEIFCoder()])
 
 private func decode(_ name: String, _ options: ImageDecodeOptions = .default) throws -> Image {
@@ -42,11 +30,11 @@ struct ColorManagementTests {
         let image = try decode(file)
         let reference = try decode(expected)
         #expect(image.colorProfile == nil, "sRGB pixels carry no profile")
-        let (largest, mean) = difference(image.bitmap, reference.bitmap)
+        let (largest, mean) = image.bitmap.difference(from: reference.bitmap)
         #expect(largest <= maxDifference && mean <= meanDifference, "max \(largest), mean \(mean)")
         // Unconverted, the same pixels are far off: the conversion is what made them match.
         let kept = try decode(file, ImageDecodeOptions(convertsToSRGB: false))
-        #expect(difference(kept.bitmap, reference.bitmap).mean > 5)
+        #expect(kept.bitmap.difference(from: reference.bitmap).mean > 5)
         #expect(image.originalData == kept.originalData, "the bytes still stand for the image")
     }
 
@@ -59,8 +47,8 @@ struct ColorManagementTests {
         let lazy = try AnimatedImage(data: data)
         #expect(eager.frames.count == 2 && lazy.frameCount == 2)
         for (index, reference) in [expected, flipped].enumerated() {
-            #expect(difference(eager.frames[index].bitmap, reference).max <= 1, "eager frame \(index)")
-            #expect(difference(try lazy.frame(at: index), reference).max <= 1, "lazy frame \(index)")
+            #expect(eager.frames[index].bitmap.difference(from: reference).max <= 1, "eager frame \(index)")
+            #expect(try lazy.frame(at: index).difference(from: reference).max <= 1, "lazy frame \(index)")
         }
     }
 
@@ -85,8 +73,8 @@ struct ColorManagementTests {
         let again = try coders.decode(encoded, options: ImageDecodeOptions(convertsToSRGB: false))
         #expect(again.colorProfile?.data == kept.colorProfile?.data)
         // The format's own loss (JPEG's 4:2:0 smears the card's checker) measured on sRGB pixels.
-        let ownLoss = difference(try coders.decode(try coders.encode(expected, as: format, options: options)).bitmap, expected.bitmap).mean
-        let mean = difference(try coders.decode(encoded).bitmap, expected.bitmap).mean
+        let ownLoss = try coders.decode(try coders.encode(expected, as: format, options: options)).bitmap.difference(from: expected.bitmap).mean
+        let mean = try coders.decode(encoded).bitmap.difference(from: expected.bitmap).mean
         #expect(mean <= ownLoss + 0.5, "mean \(mean), the format alone \(ownLoss)")
         let stripped = try coders.encode(kept, as: format, options: ImageEncodeOptions(quality: 1, embedsColorProfile: false))
         #expect(try coders.decode(stripped, options: ImageDecodeOptions(convertsToSRGB: false)).colorProfile == nil)
@@ -109,7 +97,7 @@ struct ColorManagementTests {
         let reference = try decode("colour-displayp3-expected.png", ImageDecodeOptions(thumbnailPixelSize: box))
         #expect(thumbnail.pixelSize == reference.pixelSize)
         // Resampling before converting (cheaper: fewer pixels) differs at the checker's edges only.
-        #expect(difference(thumbnail.bitmap, reference.bitmap).mean <= 1)
+        #expect(thumbnail.bitmap.difference(from: reference.bitmap).mean <= 1)
 
         let frame = try decode("colour-displayp3.png", ImageDecodeOptions(convertsToSRGB: false)).bitmap
         let animation = Image(frames: [ImageFrame(bitmap: frame, duration: 0.1), ImageFrame(bitmap: frame, duration: 0.1)])
@@ -117,6 +105,6 @@ struct ColorManagementTests {
         let converted = animation.colorManaged(profile, options: .default)
         #expect(converted.frames.count == 2 && converted.frames[0].bitmap == converted.frames[1].bitmap)
         #expect(converted.cost == animation.cost, "one buffer, converted once")
-        #expect(difference(converted.bitmap, try decode("colour-displayp3-expected.png").bitmap).max <= 1)
+        #expect(converted.bitmap.difference(from: try decode("colour-displayp3-expected.png").bitmap).max <= 1)
     }
 }

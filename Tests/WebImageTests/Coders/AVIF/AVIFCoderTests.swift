@@ -7,11 +7,6 @@ private func gradient(width: Int, height: Int, alpha: Bool) -> Bitmap {
     Fixtures.testCard(width: width, height: height, alpha: alpha, checker: false)
 }
 
-/// Mean absolute difference per channel (0–255), alpha included.
-private func meanDifference(_ a: Bitmap, _ b: Bitmap) -> Double {
-    Double(zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.pixels.count)
-}
-
 @Suite("AVIFCoder")
 struct AVIFCoderTests {
     let coder = AVIFCoder()
@@ -23,7 +18,7 @@ struct AVIFCoderTests {
         #expect(ImageFormat.detect(data) == .avif)
         let image = try ImageCodersManager.shared.decode(data)
         #expect(image.format == .avif && image.pixelSize == source.size && !image.hasAlpha)
-        #expect(meanDifference(image.bitmap, source) < 3)
+        #expect(image.bitmap.difference(from: source).mean < 3)
         #expect(image.originalData == data)
     }
 
@@ -32,7 +27,7 @@ struct AVIFCoderTests {
         let source = gradient(width: 64, height: 48, alpha: true)
         let image = try coder.decode(try coder.encode(Image(bitmap: source, hasAlpha: true), as: .avif, options: ImageEncodeOptions(quality: 0.9)), options: .default)
         #expect(image.hasAlpha)
-        #expect(meanDifference(image.bitmap, source) < 3)
+        #expect(image.bitmap.difference(from: source).mean < 3)
     }
 
     @Test("lossless: 4:4:4 with identity coefficients gives the same bytes back")
@@ -72,7 +67,7 @@ struct AVIFCoderTests {
         let reference = try ImageCodersManager.shared.decode(try Fixtures.data(png))
         #expect(image.pixelSize == reference.pixelSize)
         #expect(image.hasAlpha == reference.hasAlpha)
-        #expect(meanDifference(image.bitmap, reference.bitmap) < 12, "lossy at avifenc's defaults, with an 8-px checker")
+        #expect(image.bitmap.difference(from: reference.bitmap).mean < 12, "lossy at avifenc's defaults, with an 8-px checker")
     }
 
     @Test("an image sequence: every frame with its duration (timescale 10: 0.1, 0.3, 0.2 s), forever; first frame only on request")

@@ -2,11 +2,6 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// Mean absolute difference per channel (0–255), alpha included.
-private func meanDifference(_ a: Bitmap, _ b: Bitmap) -> Double {
-    Double(zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.pixels.count)
-}
-
 @Suite("HEIFCoder")
 struct HEIFCoderTests {
     let coder = HEIFCoder()
@@ -22,7 +17,7 @@ struct HEIFCoderTests {
         let reference = try ImageCodersManager.shared.decode(try Fixtures.data(png))
         #expect(image.format == .heic && image.pixelSize == reference.pixelSize)
         #expect(image.hasAlpha == reference.hasAlpha)
-        #expect(meanDifference(image.bitmap, reference.bitmap) < 12, "lossy HEVC at q90 with an 8-px checker")
+        #expect(image.bitmap.difference(from: reference.bitmap).mean < 12, "lossy HEVC at q90 with an 8-px checker")
         #expect(try manager.header(of: data) == ImageHeader(format: .heic, pixelSize: reference.pixelSize))
     }
 
@@ -33,7 +28,7 @@ struct HEIFCoderTests {
         #expect(small.pixelSize == PixelSize(width: 12, height: 8) && small.originalData == nil)
         let full = try coder.decode(data, options: .default)
         let reference = full.bitmap.resampled(to: PixelSize(width: 12, height: 8))
-        #expect(meanDifference(small.bitmap, reference) < 16, "from the 24-px embedded thumbnail, not the 48-px image")
+        #expect(small.bitmap.difference(from: reference).mean < 16, "from the 24-px embedded thumbnail, not the 48-px image")
     }
 
     @Test("bad input is a typed error: empty, cut off, mangled, over the pixel limit")

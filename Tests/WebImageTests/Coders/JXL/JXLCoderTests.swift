@@ -2,11 +2,6 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// Largest absolute difference per channel (0–255), alpha included.
-private func maxDifference(_ a: Bitmap, _ b: Bitmap) -> Int {
-    zip(a.pixels, b.pixels).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
-}
-
 @Suite("JXLCoder")
 struct JXLCoderTests {
     let coder = JXLCoder()
@@ -17,7 +12,7 @@ struct JXLCoderTests {
         let image = try ImageCodersManager.shared.decode(data)
         let expected = try ImageCodersManager.shared.decode(try Fixtures.data("jxl-lossy-expected.png"))
         #expect(image.format == .jpegXL && image.pixelSize == PixelSize(width: 48, height: 32) && !image.hasAlpha)
-        #expect(maxDifference(image.bitmap, expected.bitmap) <= 1)
+        #expect(image.bitmap.difference(from: expected.bitmap).max <= 1)
         #expect(image.originalData == data)
     }
 
@@ -27,7 +22,7 @@ struct JXLCoderTests {
         let image = try coder.decode(try Fixtures.data(jxl), options: .default)
         let reference = try ImageCodersManager.shared.decode(try Fixtures.data(png))
         #expect(image.pixelSize == reference.pixelSize && image.hasAlpha == reference.hasAlpha)
-        #expect(maxDifference(image.bitmap, reference.bitmap) <= tolerance)
+        #expect(image.bitmap.difference(from: reference.bitmap).max <= tolerance)
     }
 
     @Test("an animation: every frame equals the GIF it came from, durations and loop count from the codestream")
@@ -51,7 +46,7 @@ struct JXLCoderTests {
         let jpeg = try JPEGCoder().decode(try Fixtures.data("jpeg-orientation6.jpg"), options: .default)
         #expect(image.orientation == ImageOrientation(exifValue: 6) && image.orientation == jpeg.orientation)
         #expect(image.pixelSize == jpeg.pixelSize)
-        #expect(maxDifference(image.bitmap, jpeg.bitmap) <= 3, "the same DCT coefficients, decoded by two libraries")
+        #expect(image.bitmap.difference(from: jpeg.bitmap).max <= 3, "the same DCT coefficients, decoded by two libraries")
         let header = try ImageCodersManager.shared.header(of: data)
         #expect(header == ImageHeader(format: .jpegXL, pixelSize: PixelSize(width: 48, height: 32), orientation: ImageOrientation(exifValue: 6)))
     }

@@ -36,11 +36,31 @@ public final class AnimatedImage: Sendable {
     /// ``ImageDecodeOptions/scaleDownLimitBytes`` (per frame) sizes every frame, colour is
     /// converted to sRGB. The animation budget does not apply: frames are never all in memory.
     /// Throws ``ImageCoderError``.
-    public init(data: Data, options: ImageDecodeOptions = .default) throws {
+    public convenience init(data: Data, options: ImageDecodeOptions = .default) throws {
         if data.isEmpty { throw ImageCoderError.emptyData }
-        let bytes = PinnedBytes(data)
-        let header = try AnimationHeader(bytes.buffer, options: options)
-        self.bytes = bytes
+        let header = try data.withUnsafeBytes { bytes in
+            try AnimationHeader(bytes, layout: try AnimationHeader.Layout(bytes, options: options), options: options)
+        }
+        self.init(data: data, header: header, options: options)
+    }
+
+    /// An animation of two or more frames in a format decoded frame by frame (GIF, APNG,
+    /// animated WebP), or nil — a still, another format — without reading further than the
+    /// header needs (``OnDemandAnimationCoder``).
+    static func onDemand(_ data: Data, options: ImageDecodeOptions) throws -> AnimatedImage? {
+        guard !data.isEmpty else { return nil }
+        let header = try data.withUnsafeBytes { bytes -> AnimationHeader? in
+            let layout = try AnimationHeader.Layout(bytes, options: options)
+            guard layout.decodesOnDemand else { return nil }
+            return try AnimationHeader(bytes, layout: layout, options: options)
+        }
+        guard let header, header.durations.count > 1 else { return nil }
+        return AnimatedImage(data: data, header: header, options: options)
+    }
+
+    /// The headers were read from `data`'s bytes where they were; only now are they pinned.
+    private init(data: Data, header: AnimationHeader, options: ImageDecodeOptions) {
+        self.bytes = PinnedBytes(data)
         self.layout = header.layout
         self.options = options
         format = header.format

@@ -34,29 +34,36 @@ struct AnimationHeader {
             if case .other = self { return false }
             return true
         }
+
+        /// From the signature and, for PNG and WebP, the chunks that say whether they animate;
+        /// no frame is read.
+        init(_ bytes: UnsafeRawBufferPointer, options: ImageDecodeOptions) throws {
+            switch ImageFormat.detect(bytes) {
+            case .gif: self = .gif
+            case .png: self = try APNGContainer.parse(bytes, checking: options).map(Layout.apng) ?? .other
+            case .webp:
+                let features = try WebPStatus.features(of: bytes)
+                self = features.has_animation != 0 ? .animatedWebP(features) : .other
+            default: self = .other
+            }
+        }
     }
 
     let layout: Layout
 
-    init(_ bytes: UnsafeRawBufferPointer, options: ImageDecodeOptions) throws {
+    init(_ bytes: UnsafeRawBufferPointer, layout: Layout, options: ImageDecodeOptions) throws {
         format = ImageFormat.detect(bytes)
+        self.layout = layout
         let limit = options.maxPixelCount
-        if format == .gif {
-            layout = .gif
-        } else if format == .png, let container = try APNGContainer.parse(bytes, checking: options) {
-            layout = .apng(container)
-        } else if format == .webp, case let features = try WebPStatus.features(of: bytes), features.has_animation != 0 {
-            layout = .animatedWebP(features)
-        } else {
-            layout = .other
-        }
         switch layout {
         case .gif:
             let scan = try GIFScan(bytes: bytes, maxPixelCount: limit)
             (canvasSize, durations, loopCount, hasAlpha) = (scan.canvasSize, scan.durations, scan.loopCount, scan.declaresTransparency)
         case .apng(let container):
+            // The chunks before the first frame's data hold the header, tRNS and the colour.
             let still = PNGPushDecoder(maxPixelCount: limit)
-            try still.feedUntilHeader(Data(bytes))
+            let headerEnd = container.frames.first?.data.first?.lowerBound ?? bytes.count
+            try still.feedUntilHeader(Data(UnsafeRawBufferPointer(rebasing: bytes[..<headerEnd])))
             (canvasSize, durations, loopCount, hasAlpha) = (container.canvasSize, container.frames.map(\.duration), container.loopCount, still.hasAlpha)
             colorProfile = still.colorProfile
         case .animatedWebP(let features):

@@ -20,10 +20,9 @@ public struct OnDemandAnimationCoder: ImageCoder {
     public func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        guard !options.decodeFirstFrameOnly, try OnDemandAnimationCoder.isAnimated(data) else {
+        guard !options.decodeFirstFrameOnly, let animation = try AnimatedImage.onDemand(data, options: options) else {
             return try base.decode(data, options: options)
         }
-        let animation = try AnimatedImage(data: data, options: options)
         return Image(frames: [ImageFrame(bitmap: try animation.frame(at: 0))], loopCount: animation.loopCount,
                      scale: options.scaleFactor ?? 1, orientation: animation.orientation, format: animation.format,
                      originalData: data, hasAlpha: animation.hasAlpha, animatedImage: animation)
@@ -37,10 +36,4 @@ public struct OnDemandAnimationCoder: ImageCoder {
         try base.encode(image, as: format, options: options)
     }
 
-    /// An animation in a format ``AnimatedImage`` walks frame by frame, by its header (no pixels);
-    /// stills and other formats decode as they always do.
-    private static func isAnimated(_ data: Data) throws -> Bool {
-        guard [.gif, .png, .webp].contains(ImageFormat.detect(data)) else { return false }
-        return try ImageCodersManager.shared.header(of: data).frameCount > 1
-    }
 }

@@ -32,6 +32,19 @@ struct AnimatedImageTests {
         #expect(lazy.data == data)
     }
 
+    @Test("OnDemandAnimationCoder: animations come back as their poster and an AnimatedImage; stills and other formats as the base coder decodes them",
+          arguments: ["gif-pillow-animated.gif", "apng-pillow-basic.png", "webp-animated.webp", "png-rgb.png", "webp-lossy.webp", "jpeg-baseline.jpg", "avif-sequence.avif"])
+    func onDemandCoder(file: String) throws {
+        let data = try Fixtures.data(file)
+        let image = try OnDemandAnimationCoder().decode(data, options: .default)
+        let eager = try ImageCodersManager.shared.decode(data)
+        #expect(image.bitmap == eager.bitmap)
+        let onDemand = [ImageFormat.gif, .png, .webp].contains(eager.format) && eager.isAnimated
+        #expect((image.animatedImage != nil) == onDemand)
+        #expect(image.frames.count == (onDemand ? 1 : eager.frames.count))
+        #expect(image.animatedImage?.frameCount ?? eager.frames.count == eager.frames.count)
+    }
+
     @Test("memory is the bytes and a few canvases (the working one, checkpoints for going back), not the frames")
     func costIsBytesAndCanvases() throws {
         let data = try Fixtures.data("webp-animated.webp")  // WebP keeps no checkpoints

@@ -3,6 +3,16 @@ import Foundation
 /// The last step of a download, on the operation's delivery queue: `304` handling, the
 /// decryptor, the empty-body check and the decode (SD's `URLSession:task:didCompleteWithError:`).
 enum DownloadCompletion {
+    /// Whether ``result(of:operation:metrics:)`` is quick enough for an event loop: a new body,
+    /// no decryptor (app code), and a coder that checks it quickly (``QuickDecoding``).
+    static func isQuick(_ output: TransferOutput, operation: DownloadOperation) -> Bool {
+        let context = operation.context
+        guard output.response.statusCode != 304, context.decryptor ?? operation.environment.config.decryptor == nil,
+              let coder = LoaderDecoding.coder(for: context) as? any QuickDecoding
+        else { return false }
+        return coder.decodesQuickly(output.data)
+    }
+
     static func result(
         of outcome: Result<TransferOutput, WebImageError>, operation: DownloadOperation, metrics: DownloadMetrics?
     ) -> Result<ImageLoaderResult, WebImageError> {

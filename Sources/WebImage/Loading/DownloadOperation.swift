@@ -23,7 +23,10 @@ struct DownloadEnvironment: Sendable {
 /// or cancelled operation takes no new callers, so it is never reused.
 ///
 /// Callbacks go out on one serial queue per operation, so progress never overtakes a completion;
-/// the final decode runs on ``ImageWorkQueue/decoding``, never on an NIO event loop.
+/// the final decode runs on ``ImageWorkQueue/decoding``, never on an NIO event loop. Bulk loads
+/// skip both hops: a structure check of a small body (``QuickDecoding``) runs where the response
+/// ended, and a caller that only resumes an awaiting task (``LoadCallbacks/resumesTask``) is
+/// answered there too — one thread wake-up per image instead of three.
 final class DownloadOperation: DownloadQueueItem {
     enum Phase { case waiting, running, finishing, done }
 
@@ -34,6 +37,8 @@ final class DownloadOperation: DownloadQueueItem {
         var task: HTTPClient.Task<Void>?
         var response: DownloadResponse?
         var startedAt: ContinuousClock.Instant?
+        /// Made on first use: most operations (async loads, prefetches) never need one.
+        var delivery: DispatchQueue?
     }
 
     /// The URL callers asked for (the downloader's key); ``request`` may point elsewhere.
@@ -43,7 +48,6 @@ final class DownloadOperation: DownloadQueueItem {
     let context: ImageLoaderContext
     let priority: DownloadPriority
     let environment: DownloadEnvironment
-    let delivery = DispatchQueue(label: "WebImage.DownloadOperation", qos: .utility)
     private let enqueuedAt = ContinuousClock.now
     private let state = Mutex(State())
 
@@ -61,13 +65,23 @@ final class DownloadOperation: DownloadQueueItem {
     var phase: Phase { state.withLock { $0.phase } }
 
     /// Joins a caller; `nil` when the operation is done and a new one must be made.
-    func addCallbacks(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion) -> DownloadToken? {
+    func add(_ callbacks: LoadCallbacks) -> DownloadToken? {
         state.withLock { state in
             guard state.phase != .done else { return nil }
             let id = state.nextID
             state.nextID += 1
-            state.callers.append((id, LoadCallbacks(progress: progress, completion: completion)))
-            return DownloadToken(url: url, id: id, operation: self)
+            state.callers.append((id, callbacks))
+            return DownloadToken(url: url, id: id, operation: self, callbacks: callbacks)
+        }
+    }
+
+    /// The serial queue callbacks go out on, made when first needed.
+    private var delivery: DispatchQueue {
+        state.withLock { state in
+            if let queue = state.delivery { return queue }
+            let queue = DispatchQueue(label: "WebImage.DownloadOperation", qos: .utility)
+            state.delivery = queue
+            return queue
         }
     }
 
@@ -173,8 +187,8 @@ final class DownloadOperation: DownloadQueueItem {
 
     var wantsProgress: Bool { state.withLock { $0.callers.contains { $0.callbacks.wantsProgress } } }
 
-    /// The transfer ended: decodes on ``ImageWorkQueue/decoding``, frees the queue slot, then
-    /// finishes on the delivery queue. The slot is held through the decode, so downloads that
+    /// The transfer ended: decodes on ``ImageWorkQueue/decoding`` (a quick check right here),
+    /// frees the queue slot, then answers. The slot is held through the decode, so downloads that
     /// arrive faster than they decode wait to start instead of piling up their bytes.
     func transferEnded(_ outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?) {
         let proceed = state.withLock { state in
@@ -184,7 +198,9 @@ final class DownloadOperation: DownloadQueueItem {
         }
         environment.events.emit(.stop(url))
         guard proceed else { return environment.queue.remove(self) }
-        guard case .success = outcome else { return finish(with: outcome, metrics: metrics) }
+        guard case .success(let output) = outcome, !DownloadCompletion.isQuick(output, operation: self) else {
+            return finish(with: outcome, metrics: metrics)
+        }
         ImageWorkQueue.decoding.async { [self] in
             // Everyone left while the bytes waited for a decoder: nothing to decode for.
             let result: Result<ImageLoaderResult, WebImageError> = state.withLock { $0.callers.isEmpty }
@@ -199,18 +215,33 @@ final class DownloadOperation: DownloadQueueItem {
         deliver(DownloadCompletion.result(of: outcome, operation: self, metrics: metrics), metrics: metrics)
     }
 
+    /// Answers every caller: those that only resume a task at once, on this thread; the rest on
+    /// the delivery queue, behind any progress sent there (taken off the list only in their turn,
+    /// so a cancel meanwhile still answers them itself).
     private func deliver(_ result: Result<ImageLoaderResult, WebImageError>, metrics: DownloadMetrics?) {
+        let (direct, othersWait) = state.withLock { state in
+            let direct = state.callers.filter { $0.callbacks.resumesTask && !$0.callbacks.wantsProgress }
+            state.callers.removeAll { $0.callbacks.resumesTask && !$0.callbacks.wantsProgress }
+            if state.callers.isEmpty { state.phase = .done }
+            return (direct.map(\.callbacks), !state.callers.isEmpty)
+        }
+        for caller in direct { caller.complete(result) }
+        guard othersWait else { return finished(result, metrics: metrics) }
         delivery.async { [self] in
             let callers = state.withLock { state in
                 state.phase = .done
                 defer { state.callers = [] }
                 return state.callers.map(\.callbacks)
             }
-            environment.operationDone(self)
             for caller in callers { caller.complete(result) }
-            let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
-            environment.events.emit(.finish(url, metrics: metrics ?? DownloadMetrics(url: url, startDate: Date()), error: error))
+            finished(result, metrics: metrics)
         }
+    }
+
+    private func finished(_ result: Result<ImageLoaderResult, WebImageError>, metrics: DownloadMetrics?) {
+        environment.operationDone(self)
+        let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
+        environment.events.emit(.finish(url, metrics: metrics ?? DownloadMetrics(url: url, startDate: Date()), error: error))
     }
 }
 

@@ -67,14 +67,23 @@ public struct DownloadResponse: Sendable, Hashable {
 
     /// `Content-Length`, or -1 when absent or unreadable.
     public var expectedContentLength: Int64 {
-        headerFields[.contentLength].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } ?? -1
+        headerFields[.contentLength].flatMap { Int64(Self.trimmed($0.utf8[...])) } ?? -1
     }
 
     /// The media type of `Content-Type` without parameters, lower-cased (`image/jpeg`).
     public var mimeType: String? {
         guard let type = headerFields[.contentType] else { return nil }
-        let bare = type.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        let bare = Self.trimmed(type.utf8.prefix { $0 != UInt8(ascii: ";") }).lowercased()
         return bare.isEmpty ? nil : bare
+    }
+
+    /// Without the spaces and tabs HTTP allows around a value (Foundation's trimming, through
+    /// NSString, was a visible share of a bulk download's CPU).
+    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring {
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
+        let end = bytes[start...].lastIndex { !isSpace($0) }.map { bytes.index(after: $0) } ?? start
+        return Substring(bytes[start..<end])
     }
 
     /// `ETag`, `Last-Modified` and the expiry from `Cache-Control: max-age` (or `Expires`),

@@ -9,12 +9,14 @@ public final class DownloadToken: WebImageOperation {
     public let url: URL
     private let id: UInt64
     private let operation: DownloadOperation
+    private let callbacks: LoadCallbacks
     private let cancelled = Atomic<Bool>(false)
 
-    init(url: URL, id: UInt64, operation: DownloadOperation) {
+    init(url: URL, id: UInt64, operation: DownloadOperation, callbacks: LoadCallbacks) {
         self.url = url
         self.id = id
         self.operation = operation
+        self.callbacks = callbacks
     }
 
     public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
@@ -22,6 +24,9 @@ public final class DownloadToken: WebImageOperation {
     public func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         operation.cancel(tokenID: id)
+        // The operation may have taken this caller off its list to answer it: the gate decides
+        // which of the answer and the cancel it gets, and nothing comes after this returns.
+        callbacks.cancel()
     }
 
     /// The final response head, once it arrived (SD's `token.response`).

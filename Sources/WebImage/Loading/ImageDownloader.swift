@@ -95,11 +95,17 @@ public final class ImageDownloader: ImageLoader {
         with url: URL, options: DownloaderOptions = [], context: ImageLoaderContext = .default,
         progress: ImageLoaderProgressHandler? = nil, completed: @escaping ImageLoaderCompletion
     ) -> Result<DownloadToken, WebImageError> {
+        download(url, options: options, context: context, callbacks: LoadCallbacks(progress: progress, completion: completed))
+    }
+
+    private func download(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, callbacks: LoadCallbacks
+    ) -> Result<DownloadToken, WebImageError> {
         guard canRequestImage(for: url), let host = url.host, !host.isEmpty else {
             return .failure(.invalidURL(url.absoluteString))
         }
         let key = DownloadShareKey(url: url, options: options, context: context)
-        if let token = join(key, progress: progress, completed: completed) { return token }
+        if let token = join(key, callbacks: callbacks) { return token }
         // Built outside the lock: the modifier and the headers filter are the app's code.
         guard let request = makeRequest(for: url, options: options, context: context) else {
             return .failure(.invalidDownloadOperation(reason: "the request modifier returned nil"))
@@ -109,24 +115,21 @@ public final class ImageDownloader: ImageLoader {
         let outcome = state.withLock { state -> (Result<DownloadToken, WebImageError>, Bool) in
             if state.isShutDown { return (.failure(.invalidDownloadOperation(reason: "the downloader has been shut down")), false) }
             // Someone may have started the same URL while the request was being built.
-            if let existing = state.operations[key],
-               let token = existing.addCallbacks(progress: progress, completion: completed) {
+            if let existing = state.operations[key], let token = existing.add(callbacks) {
                 return (.success(token), false)
             }
             state.operations[key] = operation
-            return (.success(operation.addCallbacks(progress: progress, completion: completed)!), true)
+            return (.success(operation.add(callbacks)!), true)
         }
         if outcome.1 { queue.enqueue(operation, priority: operation.priority) }
         return outcome.0
     }
 
     /// A token on the operation for `key` in flight, if it still takes callers.
-    private func join(_ key: DownloadShareKey, progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion)
-        -> Result<DownloadToken, WebImageError>?
-    {
+    private func join(_ key: DownloadShareKey, callbacks: LoadCallbacks) -> Result<DownloadToken, WebImageError>? {
         state.withLock { state in
             if state.isShutDown { return .failure(.invalidDownloadOperation(reason: "the downloader has been shut down")) }
-            return state.operations[key]?.addCallbacks(progress: progress, completion: completed).map { .success($0) }
+            return state.operations[key]?.add(callbacks).map { .success($0) }
         }
     }
 
@@ -198,5 +201,21 @@ public final class ImageDownloader: ImageLoader {
         cancelAllDownloads()
         hub.finishAll()
         if ownsClient { try await client.shutdown() }
+    }
+}
+
+extension ImageDownloader: DirectLoading {
+    /// The async load: its completion only resumes the awaiting task, so the operation answers it
+    /// on the thread the response ended on instead of through its delivery queue.
+    func loadDirectly(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async -> Result<ImageLoaderResult, WebImageError> {
+        await LoadBridge.run { completion in
+            let callbacks = LoadCallbacks(progress: progress, completion: completion, resumesTask: true)
+            switch download(url, options: options, context: context, callbacks: callbacks) {
+            case .success(let token): return token
+            case .failure(let error): return FailedLoadOperation(error: error, completion: completion)
+            }
+        }
     }
 }

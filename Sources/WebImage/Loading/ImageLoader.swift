@@ -31,9 +31,21 @@ extension ImageLoader {
         with url: URL, options: DownloaderOptions = [], context: ImageLoaderContext = .default,
         progress: ImageLoaderProgressHandler? = nil
     ) async throws(WebImageError) -> ImageLoaderResult {
+        if let direct = self as? any DirectLoading {
+            return try await direct.loadDirectly(url, options: options, context: context, progress: progress).get()
+        }
         let result = await LoadBridge.run { completion in
             requestImage(with: url, options: options, context: context, progress: progress, completed: completion)
         }
         return try result.get()
     }
+}
+
+/// A loader that answers an awaiting task more directly than through ``ImageLoader/requestImage(with:options:context:progress:completed:)``:
+/// its completion only resumes that task, so it may run on any thread (the downloader runs it
+/// where the response ended, sparing bulk loads a hop to a delivery queue per image).
+protocol DirectLoading: ImageLoader {
+    func loadDirectly(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async -> Result<ImageLoaderResult, WebImageError>
 }

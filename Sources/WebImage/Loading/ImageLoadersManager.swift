@@ -58,6 +58,22 @@ public final class ImageLoadersManager: ImageLoader {
     }
 }
 
+extension ImageLoadersManager: DirectLoading {
+    /// The chosen loader's own async load, so a downloader behind the manager answers directly too.
+    func loadDirectly(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async -> Result<ImageLoaderResult, WebImageError> {
+        guard let loader = loader(for: url) else {
+            return .failure(.invalidURL(DataURLLoader.abbreviated(url.absoluteString)))
+        }
+        do throws(WebImageError) {
+            return .success(try await loader.loadImage(with: url, options: options, context: context, progress: progress))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
 /// An operation that failed before it started; it completes asynchronously, like any load, so a
 /// caller never sees its completion before `requestImage` returns.
 final class FailedLoadOperation: WebImageOperation {

@@ -8,9 +8,13 @@ final class LoadCallbacks: Sendable {
 
     private let gate: CallbackGate<Event>
     let wantsProgress: Bool
+    /// The completion only resumes an awaiting task (``LoadBridge``): cheap and free of user code,
+    /// so it may run on any thread, an event loop included. Progress is user code either way.
+    let resumesTask: Bool
 
-    init(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion) {
+    init(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion, resumesTask: Bool = false) {
         wantsProgress = progress != nil
+        self.resumesTask = resumesTask
         gate = CallbackGate { event in
             switch event {
             case .progress(let value): progress?(value)

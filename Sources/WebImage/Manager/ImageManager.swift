@@ -115,7 +115,7 @@ public final class ImageManager: Sendable {
         let holder = Mutex<CombinedOperation?>(nil)
         let result: Result<ImageResult, WebImageError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let operation = start(request, wantsProgress: false) { event in
+                let operation = start(request, wantsProgress: false, immediately: true) { event in
                     if case .final(let result, _) = event { continuation.resume(returning: result) }
                 }
                 let cancelled = holder.withLock { held in
@@ -322,9 +322,11 @@ public final class ImageManager: Sendable {
         return hit
     }
 
-    /// Runs `request` on a task of its own, registered for ``cancelAll()``.
+    /// Runs `request` on a task of its own, registered for ``cancelAll()``; `immediately`
+    /// (``immediateTask(_:)``) for a caller that awaits the answer anyway.
     func start(
-        _ request: LoadRequest, wantsProgress: Bool = true, sink: @escaping @Sendable (CombinedOperation.Event) -> Void
+        _ request: LoadRequest, wantsProgress: Bool = true, immediately: Bool = false,
+        sink: @escaping @Sendable (CombinedOperation.Event) -> Void
     ) -> CombinedOperation {
         let box = Mutex<ObjectIdentifier?>(nil)
         let operation = CombinedOperation(wantsProgress: wantsProgress, sink: sink) { [weak self] in
@@ -335,23 +337,25 @@ public final class ImageManager: Sendable {
         running.withLock { $0[id] = operation }
         box.withLock { $0 = id }
         instrumentation.loadStarted(request.url)
+        let work: @Sendable () async -> Void
         if let key = request.shareKey(wantsProgress: wantsProgress) {
-            operation.attach(Task {
+            work = {
                 let result = await self.sharedLoads.result(for: key, caller: operation) { leader throws(WebImageError) in
                     try await self.perform(request, operation: leader).0
                 }
                 operation.finish(result)
-            })
-            return operation
-        }
-        operation.attach(Task {
-            do throws(WebImageError) {
-                let (result, unchanged) = try await self.perform(request, operation: operation)
-                operation.finish(.success(result), repeatsIntermediate: unchanged)
-            } catch {
-                operation.finish(.failure(error))
             }
-        })
+        } else {
+            work = {
+                do throws(WebImageError) {
+                    let (result, unchanged) = try await self.perform(request, operation: operation)
+                    operation.finish(.success(result), repeatsIntermediate: unchanged)
+                } catch {
+                    operation.finish(.failure(error))
+                }
+            }
+        }
+        operation.attach(immediately ? immediateTask(work) : Task(operation: work))
         return operation
     }
 }

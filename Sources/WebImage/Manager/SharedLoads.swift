@@ -107,7 +107,8 @@ private final class SharedLoad: Sendable {
             let operations = self.state.withLock { $0.callers.values.map(\.operation) }
             for operation in operations { operation.send(event) }
         })
-        let task = Task {
+        // Started by the first caller's task, which waits for it: no hop to another thread.
+        let task = immediateTask {
             let answer: Answer
             do throws(WebImageError) {
                 answer = .success(try await work(leader))

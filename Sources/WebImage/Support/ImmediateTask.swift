@@ -1,0 +1,14 @@
+/// A task that starts on the calling thread and runs there until its first suspension (Swift
+/// 6.2's `Task.immediate`), instead of being queued for another thread of the pool. A load's
+/// first steps (keys, blocklist, cache lookup, queueing its download) are short: handing them to
+/// another thread cost a thread wake-up per load, which in bulk work (`webimage prefetch`) was a
+/// large share of the CPU. Only for callers already waiting for the task's answer — the task's
+/// synchronous part may answer before this returns.
+@discardableResult
+func immediateTask(_ work: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
+    #if compiler(>=6.2)
+    Task.immediate(operation: work)
+    #else
+    Task(operation: work)
+    #endif
+}

@@ -294,6 +294,18 @@ public final class ImageCache: ImageCaching {
     }
 
     private func writeToDisk(_ image: Image?, data: Data?, forKey key: String, validators: HTTPValidators?) async throws {
+        if let data, !diskCache.config.synchronizesWrites {
+            // The caller waits for the write anyway, and writing an image into the page cache
+            // costs less than the two thread wake-ups of a hop to the disk queue and back (a bulk
+            // prefetch spent more on those than on the writes): written on this thread, in the
+            // disk queue's turn (a barrier, as every write), so the order of writes holds.
+            let ticket = writeOrder.withLock { $0.ticket(for: key) }
+            try ioQueue.sync(flags: .barrier) {
+                guard writeOrder.withLock({ $0.land(ticket, for: key) }) else { return }
+                try diskCache.store(data, forKey: key, validators: validators)
+            }
+            return
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             writeToDisk(image, data: data, forKey: key, validators: validators) { error in
                 continuation.resume(with: error.map { .failure($0) } ?? .success(()))

@@ -131,6 +131,24 @@ struct ImageCacheCallbackTests {
         #expect(await cache.totalDiskCount() == 1)
     }
 
+    @Test("an awaited store asked for after callback stores still in flight wins on disk (it is written on the caller's thread)")
+    func awaitedAfterCallbackStores() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        let base = try Fixtures.data("png-rgb.png")
+        for round in 0..<20 {
+            let key = "mixed-\(round).png"
+            for index in 0..<8 {
+                cache.store(nil, data: base + Data(repeating: UInt8(index), count: 64), forKey: key, cacheType: .disk, completion: nil)
+            }
+            let last = base + Data(repeating: 0xEE, count: 64)
+            try await cache.store(nil, data: last, forKey: key, cacheType: .disk)
+            #expect(cache.diskCache.data(forKey: key) == last)
+        }
+        await cache.waitForPendingDiskWork()
+        #expect(await cache.totalDiskCount() == 20)
+    }
+
     @Test("the callback store updates memory before returning and reports the disk write once")
     func callbackStore() async throws {
         let directory = try TemporaryCacheDirectory()

@@ -30,6 +30,13 @@ struct BenchDownloadCommand: AsyncParsableCommand {
     @Flag(help: "Decode every image fully.")
     var decode = false
 
+    @Option(help: "webimage: ImageDownloader; ahc: AsyncHTTPClient alone, the floor under it (no check, no WebImage code).")
+    var client: Client = .webimage
+
+    enum Client: String, ExpressibleByArgument {
+        case webimage, ahc
+    }
+
     func run() async throws {
         let text: String
         do { text = try String(contentsOfFile: list, encoding: .utf8) } catch {
@@ -44,7 +51,7 @@ struct BenchDownloadCommand: AsyncParsableCommand {
         let cpuStart = Self.cpuSeconds()
         let clock = ContinuousClock()
         let start = clock.now
-        let (failed, bytes) = await withTaskGroup(of: Int?.self) { group in
+        let (failed, bytes) = client == .ahc ? await HTTPFloorBench.run(urls, concurrency: concurrency, out: out) : await withTaskGroup(of: Int?.self) { group in
             for (index, url) in urls.enumerated() {
                 group.addTask {
                     guard let result = try? await downloader.loadImage(with: url, context: context) else { return nil }

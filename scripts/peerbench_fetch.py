@@ -198,7 +198,8 @@ def run_timed(cmd, cwd=None):
         stats[key] = value
     cpu = float(stats.get("User time (seconds)", "nan")) + float(stats.get("System time (seconds)", "nan"))
     rss = int(stats.get("Maximum resident set size (kbytes)", "0")) / 1024
-    return {"wall": wall, "cpu": cpu, "rss": rss, "status": result.returncode,
+    switches = int(stats.get("Voluntary context switches", "0")) + int(stats.get("Involuntary context switches", "0"))
+    return {"wall": wall, "cpu": cpu, "rss": rss, "switches": switches, "status": result.returncode,
             "stdout": result.stdout, "stderr": result.stderr}
 
 
@@ -311,21 +312,25 @@ def prefetch_rows(ctx, webimage, photos, runs):
     p4_rows = []
     for target, _ in targets:
         ours_rate = IMAGE_COUNT / median(results[(target, "webimage prefetch")][0], "wall")
+        ours_cpu = median(results[(target, "webimage prefetch")][0], "cpu")
         for (where, name), (samples, shown) in results.items():
             if where != target:
                 continue
             wall = median(samples, "wall")
             rate = IMAGE_COUNT / wall
             complete = all(s["images"] == IMAGE_COUNT and s["status"] == 0 for s in samples)
-            ratio = "-" if name.startswith("webimage") else f"{ours_rate / rate:.2f}x"
-            goal = f"{'meets' if ours_rate >= rate else 'MISSES'} >= 1.00x" if name.startswith("curl") else "-"
+            cpu = median(samples, "cpu")
+            ratio = "-" if name.startswith("webimage") else f"{ours_rate / rate:.2f}x images/s, {ours_cpu / cpu:.2f}x CPU"
+            goal = (f"{'meets' if ours_rate >= rate else 'MISSES'} >= 1.00x images/s, "
+                    f"{'meets' if ours_cpu <= 1.5 * cpu else 'MISSES'} <= 1.5x CPU") if name.startswith("curl") else "-"
             p4_rows.append(["P4", target, name, f"`{shown}`", len(samples), f"{wall:.2f}", f"{rate:.0f}",
-                            f"{median(samples, 'cpu'):.2f}", f"{median(samples, 'rss'):.0f}", ratio, goal,
+                            f"{cpu:.2f}", f"{cpu / IMAGE_COUNT * 1e6:.0f}", f"{median(samples, 'switches') / IMAGE_COUNT:.2f}",
+                            f"{median(samples, 'rss'):.0f}", ratio, goal,
                             "all 5000" if complete else "INCOMPLETE: " + ", ".join(str(s["images"]) for s in samples)])
     p4_rows.append(["P4", "-", "nginx ceiling (wrk)", f"`{wrk_cmd}`", 1, "-",
-                    f"{ceiling:.0f}" if ceiling else "n/a", "-", "-", "-", "-", "requests/s, server side only"])
+                    f"{ceiling:.0f}" if ceiling else "n/a", "-", "-", "-", "-", "-", "-", "requests/s, server side only"])
     header = ["Row", "Output", "Client", "Command", "Runs", "Wall s (median)", "Images/s", "CPU s (user+sys)",
-              "Peak RSS MB", "Ratio (WebImage / peer, images/s)", "Goal", "Arrived"]
+              "CPU us/image", "Context switches/image", "Peak RSS MB", "Ratio (WebImage / peer)", "Goal", "Arrived"]
     notes = [f"{IMAGE_COUNT} JPEGs, mean {mean_bytes / 1000:.1f} KB ({how}), served by {server} on 127.0.0.1 "
              "(1 worker, sendfile, keep-alive); client and server share the machine's cores.",
              "Output: `disk` = a fresh folder on the root file system (ext4) per run, `tmpfs` = the same in /dev/shm "

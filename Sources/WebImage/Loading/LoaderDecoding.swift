@@ -23,7 +23,8 @@ enum LoaderDecoding {
         context.coder ?? ImageCodersManager.shared
     }
 
-    /// Decodes all of `data`. Runs on the caller's thread: never call it on an event loop.
+    /// Decodes all of `data`. Runs on the caller's thread: never call it on an event loop, unless
+    /// the coder says the decode is quick (``QuickDecoding``).
     static func decode(
         _ data: Data, url: URL, options: DownloaderOptions, context: ImageLoaderContext
     ) -> Result<Image, WebImageError> {

@@ -30,11 +30,11 @@ struct BenchDownloadCommand: AsyncParsableCommand {
     @Flag(help: "Decode every image fully.")
     var decode = false
 
-    @Option(help: "webimage: ImageDownloader; ahc: AsyncHTTPClient alone, the floor under it (no check, no WebImage code).")
+    @Option(help: "webimage: ImageDownloader; ahc: AsyncHTTPClient alone, the floor under it; nio: a bare SwiftNIO HTTP/1.1 client (no checks, no WebImage code).")
     var client: Client = .webimage
 
     enum Client: String, ExpressibleByArgument {
-        case webimage, ahc
+        case webimage, ahc, nio
     }
 
     func run() async throws {
@@ -51,12 +51,30 @@ struct BenchDownloadCommand: AsyncParsableCommand {
         let cpuStart = Self.cpuSeconds()
         let clock = ContinuousClock()
         let start = clock.now
-        let (failed, bytes) = client == .ahc ? await HTTPFloorBench.run(urls, concurrency: concurrency, out: out) : await withTaskGroup(of: Int?.self) { group in
+        let (failed, bytes) = switch client {
+        case .ahc: await HTTPFloorBench.run(urls, concurrency: concurrency, out: out)
+        case .nio: await NIOFloorBench.run(urls, concurrency: concurrency, out: out)
+        case .webimage: await Self.download(urls, with: downloader, context: context, out: out)
+        }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let cpu = Self.cpuSeconds() - cpuStart
+        try? await downloader.shutdown()
+        let rate = Double(urls.count - failed) / seconds
+        print("{\"images\":\(urls.count),\"failed\":\(failed),\"bytes\":\(bytes),\"seconds\":\(String(format: "%.3f", seconds)),"
+            + "\"cpu_seconds\":\(String(format: "%.3f", cpu)),\"images_per_second\":\(String(format: "%.0f", rate))}")
+    }
+
+    /// Every URL through `downloader` at once (its queue keeps --concurrency running), each body
+    /// written with a plain write, as curl -o does (FileManager.createFile writes a temp file and renames).
+    private static func download(
+        _ urls: [URL], with downloader: ImageDownloader, context: ImageLoaderContext, out: String
+    ) async -> (failed: Int, bytes: Int) {
+        await withTaskGroup(of: Int?.self) { group in
             for (index, url) in urls.enumerated() {
                 group.addTask {
                     guard let result = try? await downloader.loadImage(with: url, context: context) else { return nil }
                     let path = out + "/" + String(index) + "-" + url.lastPathComponent
-                    // A plain write, as curl -o does (FileManager.createFile writes a temp file and renames).
                     try? result.data.write(to: URL(fileURLWithPath: path))
                     return result.data.count
                 }
@@ -68,13 +86,6 @@ struct BenchDownloadCommand: AsyncParsableCommand {
             }
             return (failed, bytes)
         }
-        let elapsed = clock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let cpu = Self.cpuSeconds() - cpuStart
-        try? await downloader.shutdown()
-        let rate = Double(urls.count - failed) / seconds
-        print("{\"images\":\(urls.count),\"failed\":\(failed),\"bytes\":\(bytes),\"seconds\":\(String(format: "%.3f", seconds)),"
-            + "\"cpu_seconds\":\(String(format: "%.3f", cpu)),\"images_per_second\":\(String(format: "%.0f", rate))}")
     }
 
     /// User + system CPU time of this process so far.

@@ -30,11 +30,12 @@ struct BenchDownloadCommand: AsyncParsableCommand {
     @Flag(help: "Decode every image fully.")
     var decode = false
 
-    @Option(help: "webimage: ImageDownloader; ahc: AsyncHTTPClient alone, the floor under it; nio: a bare SwiftNIO HTTP/1.1 client (no checks, no WebImage code).")
+    @Option(help: "webimage: ImageDownloader on its lean HTTP/1.1 client; webimage-ahc: on AsyncHTTPClient; ahc: AsyncHTTPClient alone; nio: a bare SwiftNIO HTTP/1.1 client (no checks, no WebImage code).")
     var client: Client = .webimage
 
     enum Client: String, ExpressibleByArgument {
-        case webimage, ahc, nio
+        /// ImageDownloader on its lean HTTP/1.1 client (as `webimage prefetch` uses it); `webimage-ahc` on AsyncHTTPClient.
+        case webimage, webimageAHC = "webimage-ahc", ahc, nio
     }
 
     func run() async throws {
@@ -46,6 +47,7 @@ struct BenchDownloadCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         var config = DownloaderConfig()
         config.maxConcurrentDownloads = concurrency
+        config.transport = client == .webimageAHC ? .asyncHTTPClient : .http1
         let downloader = ImageDownloader(config: config)
         let context = ImageLoaderContext(coder: decode ? nil : StructureCheckCoder())
         let cpuStart = Self.cpuSeconds()
@@ -54,7 +56,7 @@ struct BenchDownloadCommand: AsyncParsableCommand {
         let (failed, bytes) = switch client {
         case .ahc: await HTTPFloorBench.run(urls, concurrency: concurrency, out: out)
         case .nio: await NIOFloorBench.run(urls, concurrency: concurrency, out: out)
-        case .webimage: await Self.download(urls, with: downloader, context: context, out: out)
+        case .webimage, .webimageAHC: await Self.download(urls, with: downloader, context: context, out: out)
         }
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

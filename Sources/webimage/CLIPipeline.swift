@@ -8,13 +8,18 @@ struct CLIPipeline {
     let downloader: ImageDownloader
     let manager: ImageManager
 
-    /// The cache in `options`' directory with its size limit.
-    init(cache options: CacheDirectoryOption, concurrency: Int = DownloaderConfig().maxConcurrentDownloads) {
+    /// The cache in `options`' directory with its size limit; `transport` carries plain `http`
+    /// (`prefetch`, the bulk command, asks for the lean ``DownloaderConfig/Transport/http1``).
+    init(
+        cache options: CacheDirectoryOption, concurrency: Int = DownloaderConfig().maxConcurrentDownloads,
+        transport: DownloaderConfig.Transport = .asyncHTTPClient
+    ) {
         var cacheConfig = ImageCacheConfig()
         cacheConfig.disk = options.diskConfig
         cache = ImageCache(directory: options.directory, config: cacheConfig)
         var config = DownloaderConfig()
         config.maxConcurrentDownloads = concurrency
+        config.transport = transport
         downloader = ImageDownloader(config: config)
         manager = ImageManager(
             cache: cache, loader: ImageLoadersManager(loaders: [downloader, FileLoader(), DataURLLoader()]))

@@ -10,6 +10,8 @@ import Synchronization
 /// What an operation needs from its downloader.
 struct DownloadEnvironment: Sendable {
     let client: HTTPClient
+    /// The lean client for plain `http` (``DownloaderConfig/Transport/http1``), if the downloader uses it.
+    let http1: HTTP1Transport?
     let config: DownloaderConfig
     let queue: DownloadQueue
     let events: DownloaderEventHub
@@ -34,7 +36,7 @@ final class DownloadOperation: DownloadQueueItem {
         var phase = Phase.waiting
         var callers: [(id: UInt64, callbacks: LoadCallbacks)] = []
         var nextID: UInt64 = 0
-        var task: HTTPClient.Task<Void>?
+        var task: (any TransferTask)?
         var response: DownloadResponse?
         var startedAt: ContinuousClock.Instant?
         /// Made on first use: most operations (async loads, prefetches) never need one.
@@ -88,7 +90,7 @@ final class DownloadOperation: DownloadQueueItem {
     /// One caller leaves: it alone gets ``WebImageError/cancelled``, before this returns; the last
     /// one stops the request.
     func cancel(tokenID: UInt64) {
-        let (removed, stopsOperation, task) = state.withLock { state -> (LoadCallbacks?, Bool, HTTPClient.Task<Void>?) in
+        let (removed, stopsOperation, task) = state.withLock { state -> (LoadCallbacks?, Bool, (any TransferTask)?) in
             guard let index = state.callers.firstIndex(where: { $0.id == tokenID }) else { return (nil, false, nil) }
             let removed = state.callers.remove(at: index).callbacks
             guard state.callers.isEmpty, state.phase == .waiting || state.phase == .running else { return (removed, false, nil) }
@@ -119,7 +121,7 @@ final class DownloadOperation: DownloadQueueItem {
         }
     }
 
-    private func stop(task: HTTPClient.Task<Void>?, error: WebImageError) {
+    private func stop(task: (any TransferTask)?, error: WebImageError) {
         task?.cancel()
         environment.queue.remove(self)
         environment.operationDone(self)
@@ -137,35 +139,51 @@ final class DownloadOperation: DownloadQueueItem {
             return true
         }
         guard started else { return environment.queue.remove(self) }
-        let httpRequest: HTTPClient.Request
-        do {
-            httpRequest = try makeHTTPRequest()
-        } catch {
-            return transferEnded(.failure(.invalidURL(request.url.absoluteString)), metrics: nil)
-        }
-        let transfer = DownloadTransfer(operation: self, startedAt: .now, queueDuration: enqueuedAt.duration(to: .now))
-        environment.events.emit(.start(url))
-        deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: -1, url: url))
         let deadline = environment.config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64($0 * 1e9)) }
-        let task = environment.client.execute(request: httpRequest, delegate: transfer, deadline: deadline)
-        transfer.watch(task)
+        let task: any TransferTask
+        if let http1 = environment.http1, HTTP1Transport.handles(request.url) {
+            let transfer = announceStart()
+            task = http1.execute(request, transfer: transfer, deadline: deadline, tlsConfiguration: tlsConfiguration)
+        } else {
+            let httpRequest: HTTPClient.Request
+            do {
+                httpRequest = try makeHTTPRequest()
+            } catch {
+                return transferEnded(.failure(.invalidURL(request.url.absoluteString)), metrics: nil)
+            }
+            let transfer = announceStart()
+            let ahcTask = environment.client.execute(request: httpRequest, delegate: transfer, deadline: deadline)
+            transfer.watch(ahcTask)
+            task = ahcTask
+        }
         let cancelNow = state.withLock { state in
-            state.task = task
+            // Kept only while the request runs: it may have ended already (a refused connection).
+            if state.phase == .running { state.task = task }
             return state.phase == .done
         }
         if cancelNow { task.cancel() }
     }
 
+    /// The transfer for the request about to go out, after the start is announced.
+    private func announceStart() -> DownloadTransfer {
+        let transfer = DownloadTransfer(operation: self, startedAt: .now, queueDuration: enqueuedAt.duration(to: .now))
+        environment.events.emit(.start(url))
+        deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: -1, url: url))
+        return transfer
+    }
+
     private func makeHTTPRequest() throws -> HTTPClient.Request {
-        var tls: TLSConfiguration?
-        if options.contains(.allowInvalidSSLCertificates) {
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.certificateVerification = .none
-            tls = configuration
-        }
-        return try HTTPClient.Request(
+        try HTTPClient.Request(
             url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: HTTPHeaders(request.headerFields), body: nil,
-            tlsConfiguration: tls)
+            tlsConfiguration: tlsConfiguration)
+    }
+
+    /// Certificates go unchecked only with ``DownloaderOptions/allowInvalidSSLCertificates``.
+    private var tlsConfiguration: TLSConfiguration? {
+        guard options.contains(.allowInvalidSSLCertificates) else { return nil }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        return configuration
     }
 
     // MARK: From the transfer
@@ -192,6 +210,8 @@ final class DownloadOperation: DownloadQueueItem {
     /// arrive faster than they decode wait to start instead of piling up their bytes.
     func transferEnded(_ outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?) {
         let proceed = state.withLock { state in
+            // The request is over: let it go (an HTTP1Exchange holds its transfer, which holds us).
+            state.task = nil
             guard state.phase == .running else { return false }
             state.phase = .finishing
             return true

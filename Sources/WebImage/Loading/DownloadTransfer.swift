@@ -5,8 +5,8 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// Streams one response body for a `DownloadOperation` (AsyncHTTPClient calls it on an event
-/// loop): checks the head as soon as it arrives (response modifier, status, content type,
+/// Streams one response body for a `DownloadOperation` (AsyncHTTPClient, or ``HTTP1Transport``
+/// for bulk work, calls it on an event loop): checks the head as soon as it arrives (response modifier, status, content type,
 /// declared size), counts bytes against the size limit while they stream, reports progress,
 /// feeds progressive decoding, and hands the bytes over at the end. Nothing here decodes a full
 /// image or calls user code other than the response modifier.
@@ -46,17 +46,41 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     }
 
     func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
-        state.withLock { state in
-            state.heads += 1
-            state.visitedURL = request.url
-            state.lastActivity = .now()
-        }
-        if operation.options.contains(.handleCookies) {
-            config.cookieJar.store(setCookieHeaders: head.headers["set-cookie"], from: request.url)
-        }
+        visited(request.url, head)
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        headArrived(head, task: task)
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        bodyArrived(buffer, task: task)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        finished()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        failed(error)
+    }
+
+    // MARK: From any client
+
+    /// A response head arrived for `url` (each hop of a redirect chain, the last one included).
+    func visited(_ url: URL, _ head: HTTPResponseHead) {
+        state.withLock { state in
+            state.heads += 1
+            state.visitedURL = url
+            state.lastActivity = .now()
+        }
+        if operation.options.contains(.handleCookies) {
+            config.cookieJar.store(setCookieHeaders: head.headers["set-cookie"], from: url)
+        }
+    }
+
+    /// The final head; a failed future stops the request.
+    func headArrived(_ head: HTTPResponseHead, task: any TransferTask) -> EventLoopFuture<Void> {
         let url = state.withLock { $0.visitedURL } ?? operation.request.url
         var response = DownloadResponse(
             url: url, status: HTTPResponse.Status(code: Int(head.status.code)),
@@ -94,7 +118,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
-    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+    func bodyArrived(_ buffer: ByteBuffer, task: any TransferTask) -> EventLoopFuture<Void> {
         let (received, expected, report, tooLarge) = state.withLock { state in
             state.received += Int64(buffer.readableBytes)
             state.lastActivity = .now()
@@ -124,7 +148,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         return false
     }
 
-    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+    func finished() {
         let response = state.withLock { $0.response }
         guard let response else {
             return end(.failure(.transport(.badServerResponse(reason: "no response head"))))
@@ -132,14 +156,24 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         end(.success(TransferOutput(data: state.withLock { $0.data }, response: response)))
     }
 
-    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+    func failed(_ error: any Error) {
         end(.failure(mapped(error)))
     }
 
     /// Some failures (redirect loops and limits) fail the task without calling the delegate;
     /// the task's future sees every outcome. Also starts the idle timer.
     func watch(_ task: HTTPClient.Task<Void>) {
+        watchFailures(task)
+        startIdleTimer(task)
+    }
+
+    /// Ends the transfer with whatever fails `task`, even without a delegate call.
+    func watchFailures(_ task: HTTPClient.Task<Void>) {
         task.futureResult.whenFailure { [self] error in end(.failure(mapped(error))) }
+    }
+
+    /// Starts the request's idle timer on `task`'s event loop.
+    func startIdleTimer(_ task: any TransferTask) {
         let timeout = operation.request.timeout
         if timeout.isFinite { scheduleIdleCheck(task, in: .nanoseconds(Int64(max(0.001, timeout) * 1e9))) }
     }
@@ -148,7 +182,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     /// change), kept here because the client's read timeout is one value for every request:
     /// nothing arriving for that long — connecting, waiting for the head, between body parts —
     /// fails the transfer with a read timeout.
-    private func scheduleIdleCheck(_ task: HTTPClient.Task<Void>, in delay: TimeAmount) {
+    private func scheduleIdleCheck(_ task: any TransferTask, in delay: TimeAmount) {
         let check = task.eventLoop.scheduleTask(in: delay) { [self] in
             let timeout = TimeAmount.nanoseconds(Int64(max(0.001, operation.request.timeout) * 1e9))
             let idle = state.withLock { $0.isEnded ? nil : NIODeadline.now() - $0.lastActivity }
@@ -185,7 +219,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     }
 
     /// Stops the transfer for `error`, which the callers will get.
-    private func fail(_ task: HTTPClient.Task<Void>, _ error: WebImageError) -> EventLoopFuture<Void> {
+    private func fail(_ task: any TransferTask, _ error: WebImageError) -> EventLoopFuture<Void> {
         state.withLock { $0.failure = $0.failure ?? error }
         task.fail(reason: error)
         return task.eventLoop.makeFailedFuture(error)

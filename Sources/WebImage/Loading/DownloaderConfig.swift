@@ -12,6 +12,20 @@ public struct DownloaderConfig: Sendable {
         case lifo
     }
 
+    /// The HTTP client that carries plain `http` downloads (`https` always goes through
+    /// AsyncHTTPClient, as does everything on a downloader made with the app's own `HTTPClient`).
+    public enum Transport: Sendable, Hashable {
+        /// AsyncHTTPClient for every request (the default).
+        case asyncHTTPClient
+        /// A lean HTTP/1.1 client on SwiftNIO for `http` (``ImageDownloader`` keeps its
+        /// connections): less than half of AsyncHTTPClient's CPU per request, for bulk work
+        /// (`webimage prefetch` uses it). Redirects, timeouts, limits and checks behave the same.
+        case http1
+    }
+
+    /// Which client carries plain `http` downloads. Default ``Transport/asyncHTTPClient``.
+    public var transport: Transport = .asyncHTTPClient
+
     /// Downloads in flight at once; the rest wait in the downloader's queue. Default 6.
     public var maxConcurrentDownloads: Int = 6
     /// Idle timeout in seconds: connecting, and waiting for the next byte (SD's

@@ -27,6 +27,8 @@ public final class ImageDownloader: ImageLoader {
     /// Whether ``shutdown()`` shuts the client down: only one this downloader made.
     private let ownsClient: Bool
     private let queue: DownloadQueue
+    /// The lean client for `http`, when the config asks for it and the client is the downloader's own.
+    private let http1: HTTP1Transport?
     private let hub = DownloaderEventHub()
     private let state: Mutex<State>
 
@@ -49,6 +51,7 @@ public final class ImageDownloader: ImageLoader {
         self.config = config
         self.client = client
         self.ownsClient = ownsClient
+        http1 = ownsClient && config.transport == .http1 ? HTTP1Transport(client: client, config: config) : nil
         var headers: HTTPFields = [.accept: DownloaderConfig.defaultAccept, .userAgent: config.userAgent]
         headers.overlay(config.httpHeaders)
         state = Mutex(State(headers: headers))
@@ -134,7 +137,7 @@ public final class ImageDownloader: ImageLoader {
     }
 
     private func environment(for key: DownloadShareKey) -> DownloadEnvironment {
-        DownloadEnvironment(client: client, config: config, queue: queue, events: hub) { [weak self] operation in
+        DownloadEnvironment(client: client, http1: http1, config: config, queue: queue, events: hub) { [weak self] operation in
             self?.state.withLock { state in
                 if state.operations[key] === operation { state.operations[key] = nil }
             }
@@ -199,6 +202,7 @@ public final class ImageDownloader: ImageLoader {
         }
         guard !alreadyDown else { return }
         cancelAllDownloads()
+        http1?.shutdown()
         hub.finishAll()
         if ownsClient { try await client.shutdown() }
     }

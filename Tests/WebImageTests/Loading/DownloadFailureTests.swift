@@ -144,7 +144,7 @@ struct DownloadFailureTests {
         await origin.shutdown()
         // The point: refused at once, not retried until the connect timeout. Both stretch with
         // the run's time scale (a loaded ThreadSanitizer run once took 11 s to get here).
-        var config = DownloaderConfig()
+        var config = DownloaderConfig.forSpecs
         config.downloadTimeout = TestTiming.seconds(30)
         let downloader = ImageDownloader(config: config)
         let start = ContinuousClock.now

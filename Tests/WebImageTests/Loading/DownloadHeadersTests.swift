@@ -136,7 +136,7 @@ struct DownloadHeadersTests {
         let origin = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
         let url = origin.url("/auth.png")
         origin.route("/auth.png", .fixture("png-rgb.png"))
-        var config = DownloaderConfig()
+        var config = DownloaderConfig.forSpecs
         config.credentials = [DownloadCredential(username: "user", password: "p@ss", hosts: ["127.0.0.1"])]
         let downloader = ImageDownloader(config: config)
         var loaded: ImageLoaderResult?

@@ -109,7 +109,7 @@ struct ImageDownloaderTests {
     @Test("non-http URLs are 1000 without a request; shut down downloaders refuse with 2000")
     func invalidURLAndShutdown() async throws {
         let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: DownloaderConfig())
+        let downloader = ImageDownloader(config: .forSpecs)
         #expect(!downloader.canRequestImage(for: URL(string: "ftp://x/a.png")!))
         await #expect(throws: WebImageError.invalidURL("ftp://x/a.png")) {
             try await downloader.loadImage(with: URL(string: "ftp://x/a.png")!)

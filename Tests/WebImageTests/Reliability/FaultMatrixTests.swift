@@ -131,7 +131,7 @@ struct FaultMatrixTests {
         let healthy = try await TestOrigin.start()
         let faulty = row.tls ? try await TestOrigin.start(tls: SelfSignedCertificate.serverContext()) : healthy
         for (path, response) in row.routes { faulty.route(path, response) }
-        var config = DownloaderConfig()
+        var config = DownloaderConfig.forSpecs
         if case .fails(code: -1001, _) = row.outcome {
             config.downloadTimeout = TestTiming.seconds(0.5)
         } else {

@@ -41,7 +41,7 @@ struct StressTests {
             origin.route(path, index % 4 == 0 ? .delayed(0.02, .fixture(name)) : .fixture(name))
             urls.append(origin.url(path))
         }
-        var config = DownloaderConfig()
+        var config = DownloaderConfig.forSpecs
         config.cookieJar = CookieJar()
         config.downloadTimeout = 30  // a CPU-starved suite must not turn into timeouts
         let downloader = ImageDownloader(config: config)

@@ -11,7 +11,7 @@ func withOrigin(
     _ body: (TestOrigin, ImageDownloader) async throws -> Void
 ) async throws {
     let origin = try await TestOrigin.start()
-    var config = DownloaderConfig()
+    var config = DownloaderConfig.forSpecs
     config.downloadTimeout = 30
     config.cookieJar = CookieJar()
     configure(&config)

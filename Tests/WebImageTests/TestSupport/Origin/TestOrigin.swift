@@ -25,6 +25,7 @@ final class TestOrigin: Sendable {
         var log: [OriginRequest] = []
         var inFlight = 0
         var maxInFlight = 0
+        var connections = 0
     }
 
     private let state = Mutex(State())
@@ -49,6 +50,7 @@ final class TestOrigin: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 guard let origin = holder.withLock({ $0 }) else { return channel.close() }
+                origin.state.withLock { $0.connections += 1 }
                 return channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
@@ -96,6 +98,9 @@ final class TestOrigin: Sendable {
 
     /// The most requests that were in flight at once (received, response not yet ended).
     var maxConcurrentRequests: Int { state.withLock { $0.maxInFlight } }
+
+    /// Connections accepted so far.
+    var connectionCount: Int { state.withLock { $0.connections } }
 
     /// Requests received whose response has not ended (nor their connection closed).
     var inFlightRequests: Int { state.withLock { $0.inFlight } }

@@ -1,0 +1,87 @@
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// One keep-alive connection of ``HTTP1Transport``: carries one ``HTTP1Exchange`` at a time and
+/// hands it every response part, then goes back to the pool (or closes) when the response ends.
+final class HTTP1Connection: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private struct State {
+        var channel: (any Channel)?
+        var exchange: HTTP1Exchange?
+        /// Responses this connection completed: a request that finds it closed after one may be retried.
+        var served = 0
+        var error: (any Error)?
+        var isClosed = false
+    }
+
+    /// `host:port`, the pool's key.
+    let key: String
+    let eventLoop: any EventLoop
+    private let transport: HTTP1Transport
+    private let state = Mutex(State())
+
+    init(key: String, transport: HTTP1Transport, eventLoop: any EventLoop) {
+        self.key = key
+        self.transport = transport
+        self.eventLoop = eventLoop
+    }
+
+    /// Writes the exchange's request; a connection found closed hands it back at once.
+    func send(_ exchange: HTTP1Exchange) {
+        let (channel, reused) = state.withLock { state -> ((any Channel)?, Bool) in
+            guard !state.isClosed, let channel = state.channel else { return (nil, state.served > 0) }
+            state.exchange = exchange
+            state.error = nil
+            return (channel, state.served > 0)
+        }
+        guard let channel else { return exchange.connectionEnded(reused: reused, error: ChannelError.ioOnClosedChannel) }
+        let (head, end) = exchange.requestParts()
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(end), promise: nil)
+        exchange.attached(self, reused: reused)
+    }
+
+    /// Responses completed so far (the idle timer's check that the connection was not reused).
+    var servedCount: Int { state.withLock { $0.served } }
+
+    func close() {
+        let channel = state.withLock { $0.channel }
+        channel?.close(promise: nil)
+    }
+
+    // MARK: ChannelInboundHandler
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        state.withLock { $0.channel = context.channel }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        guard let exchange = state.withLock({ $0.exchange }) else { return }
+        if case .end = part {
+            state.withLock { state in
+                state.exchange = nil
+                state.served += 1
+            }
+        }
+        exchange.received(part, on: self)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        state.withLock { $0.error = $0.error ?? error }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let (exchange, error, reused) = state.withLock { state in
+            state.isClosed = true
+            defer { state.exchange = nil }
+            return (state.exchange, state.error, state.served > 0)
+        }
+        guard let exchange else { return transport.forget(self) }
+        exchange.connectionEnded(reused: reused, error: error ?? ChannelError.eof)
+    }
+}

@@ -1,0 +1,205 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+
+/// One download on ``HTTP1Transport``: the request, its redirect hops (as AsyncHTTPClient follows
+/// them: at most ``HTTP1Transport/maximumRedirects``, no URL twice, a 303 — or a 301/302 of a
+/// non-GET — becomes a GET, credentials and cookies dropped when the host changes), and the
+/// ``TransferTask`` its transfer stops it through. Ends exactly once: the transfer hears
+/// `finished()` or `failed(_:)`.
+final class HTTP1Exchange: TransferTask {
+    private struct State {
+        var request: DownloadRequest
+        var visited: Set<String> = []
+        var connection: HTTP1Connection?
+        var reused = false
+        var retried = false
+        var receivedHead = false
+        var keepAlive = true
+        var redirect: URL?
+        /// The rest of the chain, when a hop left plain http.
+        var fallback: HTTPClient.Task<Void>?
+        var deadlineCheck: Scheduled<Void>?
+        var failure: (any Error)?
+        var isDone = false
+    }
+
+    let eventLoop: any EventLoop
+    /// For a hop to `https` (``DownloaderOptions/allowInvalidSSLCertificates``).
+    private let tlsConfiguration: TLSConfiguration?
+    private let transfer: DownloadTransfer
+    private let transport: HTTP1Transport
+    private let state: Mutex<State>
+
+    init(
+        request: DownloadRequest, transfer: DownloadTransfer, transport: HTTP1Transport, eventLoop: any EventLoop,
+        tlsConfiguration: TLSConfiguration?
+    ) {
+        self.tlsConfiguration = tlsConfiguration
+        self.transfer = transfer
+        self.transport = transport
+        self.eventLoop = eventLoop
+        state = Mutex(State(request: request, visited: [request.url.absoluteString]))
+    }
+
+    func start(deadline: NIODeadline?) {
+        if let deadline {
+            let check = eventLoop.scheduleTask(deadline: deadline) { [self] in fail(reason: HTTPClientError.deadlineExceeded) }
+            let done = state.withLock { state in
+                if !state.isDone { state.deadlineCheck = check }
+                return state.isDone
+            }
+            if done { check.cancel() }
+        }
+        transfer.startIdleTimer(self)
+        transport.send(self, to: state.withLock { $0.request.url })
+    }
+
+    /// The current hop's request head (with `Host`) and end.
+    func requestParts() -> (HTTPRequestHead, HTTPHeaders?) {
+        let request = state.withLock { $0.request }
+        var path = request.url.path(percentEncoded: true)
+        if path.isEmpty { path = "/" }
+        if let query = request.url.query(percentEncoded: true) { path += "?" + query }
+        var headers = HTTPHeaders(request.headerFields)
+        if !headers.contains(name: "host"), let host = request.url.host {
+            let name = host.contains(":") ? "[\(host)]" : host  // an IPv6 literal keeps its brackets
+            headers.add(name: "Host", value: request.url.port.map { "\(name):\($0)" } ?? name)
+        }
+        let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: path, headers: headers)
+        return (head, nil)
+    }
+
+    func attached(_ connection: HTTP1Connection, reused: Bool) {
+        let abandoned = state.withLock { state in
+            state.connection = connection
+            state.reused = reused
+            state.receivedHead = false
+            return state.isDone
+        }
+        if abandoned { connection.close() }
+    }
+
+    // MARK: From the connection
+
+    func received(_ part: HTTPClientResponsePart, on connection: HTTP1Connection) {
+        switch part {
+        case .head(let head):
+            let (url, redirect) = state.withLock { state -> (URL, URL?) in
+                state.receivedHead = true
+                state.keepAlive = head.isKeepAlive
+                state.redirect = transport.maximumRedirects > 0 ? Self.redirectTarget(head, from: state.request.url) : nil
+                return (state.request.url, state.redirect)
+            }
+            transfer.visited(url, head)
+            if redirect == nil { _ = transfer.headArrived(head, task: self) }
+        case .body(let buffer):
+            if state.withLock({ $0.redirect == nil && !$0.isDone }) { _ = transfer.bodyArrived(buffer, task: self) }
+        case .end:
+            let (keepAlive, redirect, done) = state.withLock { state in
+                state.connection = nil
+                return (state.keepAlive, state.redirect, state.isDone)
+            }
+            if keepAlive, !done { transport.release(connection) } else { connection.close() }
+            guard !done else { return }
+            if let redirect { follow(redirect) } else { end(nil) }
+        }
+    }
+
+    /// The connection closed (or was found closed) before the response ended.
+    func connectionEnded(reused: Bool, error: any Error) {
+        let retry = state.withLock { state -> URL? in
+            state.connection = nil
+            // A kept-alive connection the server closed before answering: once more on a fresh one.
+            guard !state.isDone, reused, !state.receivedHead, !state.retried, state.failure == nil else { return nil }
+            state.retried = true
+            return state.request.url
+        }
+        if let retry { return transport.send(self, to: retry) }
+        end(error)
+    }
+
+    func connectFailed(_ error: any Error) {
+        end(error)
+    }
+
+    // MARK: TransferTask
+
+    func fail(reason: any Error) {
+        let (connection, fallback) = state.withLock { state in
+            state.failure = state.failure ?? reason
+            return (state.connection, state.fallback)
+        }
+        if let fallback { return fallback.fail(reason: reason) }
+        if let connection { connection.close() } else { end(reason) }
+    }
+
+    func cancel() {
+        fail(reason: HTTPClientError.cancelled)
+    }
+
+    // MARK: Internals
+
+    private func end(_ error: (any Error)?) {
+        let (first, failure, check) = state.withLock { state in
+            defer { state.isDone = true; state.deadlineCheck = nil }
+            return (!state.isDone, state.failure, state.deadlineCheck)
+        }
+        check?.cancel()
+        guard first else { return }
+        if let error = failure ?? error { transfer.failed(error) } else { transfer.finished() }
+    }
+
+    private func follow(_ target: URL) {
+        let next = state.withLock { state -> Result<DownloadRequest, any Error> in
+            guard state.visited.count <= transport.maximumRedirects else { return .failure(HTTPClientError.redirectLimitReached) }
+            guard state.visited.insert(target.absoluteString).inserted else { return .failure(HTTPClientError.redirectCycleDetected) }
+            var request = state.request
+            if request.url.host?.lowercased() != target.host?.lowercased() {
+                for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] { request.headerFields[name] = nil }
+            }
+            request.url = target
+            if request.method != .get, request.method != .head { request.method = .get }
+            state.request = request
+            state.redirect = nil
+            return .success(request)
+        }
+        switch next {
+        case .failure(let error): end(error)
+        case .success(let request) where HTTP1Transport.handles(request.url): transport.send(self, to: request.url)
+        case .success(let request): continueOnAsyncHTTPClient(request)
+        }
+    }
+
+    /// A hop to `https` (or elsewhere): the rest of the chain through AsyncHTTPClient, into the same transfer.
+    private func continueOnAsyncHTTPClient(_ request: DownloadRequest) {
+        let httpRequest: HTTPClient.Request
+        do {
+            httpRequest = try HTTPClient.Request(
+                url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: HTTPHeaders(request.headerFields),
+                tlsConfiguration: tlsConfiguration)
+        } catch {
+            return end(error)
+        }
+        let task = transport.client.execute(request: httpRequest, delegate: transfer)
+        transfer.watchFailures(task)
+        let failure = state.withLock { state in
+            state.fallback = task
+            state.isDone = true  // the transfer now hears the end from AsyncHTTPClient
+            return state.failure
+        }
+        if let failure { task.fail(reason: failure) }
+    }
+
+    /// Where a redirect response points, when it is one to follow.
+    private static func redirectTarget(_ head: HTTPResponseHead, from url: URL) -> URL? {
+        guard [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "location"),
+              let target = URL(string: location, relativeTo: url)?.absoluteURL
+        else { return nil }
+        return target
+    }
+}

@@ -1,0 +1,128 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A lean HTTP/1.1 client on SwiftNIO for plain `http` downloads (``DownloaderConfig/Transport/http1``):
+/// keep-alive connections per host and port, each carrying one request at a time, the next
+/// request written from the event loop that finished the last. It exists for bulk work —
+/// AsyncHTTPClient costs about 100 µs of CPU per request on loopback, this about 45 (BENCHMARKS.md,
+/// "Bulk download") — and does only what a download needs: redirects (an `https` hop goes on
+/// through AsyncHTTPClient), a connect timeout, one retry of a request a reused connection
+/// dropped before answering, and cancellation. The transfer above it keeps the idle timer, the
+/// limits and every check, whichever client carries its bytes.
+final class HTTP1Transport: Sendable {
+    private struct State {
+        var idle: [String: [HTTP1Connection]] = [:]
+        var isShutDown = false
+    }
+
+    let group: any EventLoopGroup
+    /// For a redirect to `https`, which this client does not speak.
+    let client: HTTPClient
+    let connectTimeout: TimeAmount
+    let maximumRedirects: Int
+    private let state = Mutex(State())
+    /// Idle connections kept per host and port, and in all; more are closed when they come back.
+    private let idleLimitPerHost = 64
+    private let idleLimit = 256
+    /// How long an idle connection is kept (AsyncHTTPClient's default, too).
+    private let idleTimeout = TimeAmount.seconds(60)
+
+    init(client: HTTPClient, config: DownloaderConfig, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.group = group
+        self.client = client
+        connectTimeout = .nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
+        maximumRedirects = config.maximumRedirects
+    }
+
+    /// Whether this client carries `url`: plain `http` with a host.
+    static func handles(_ url: URL) -> Bool {
+        url.scheme?.lowercased() == "http" && !(url.host ?? "").isEmpty
+    }
+
+    /// Starts `request`; the transfer hears everything, the returned exchange stops it.
+    func execute(
+        _ request: DownloadRequest, transfer: DownloadTransfer, deadline: NIODeadline?, tlsConfiguration: TLSConfiguration?
+    ) -> HTTP1Exchange {
+        let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.next()
+        let exchange = HTTP1Exchange(
+            request: request, transfer: transfer, transport: self, eventLoop: eventLoop, tlsConfiguration: tlsConfiguration)
+        exchange.start(deadline: deadline)
+        return exchange
+    }
+
+    /// Sends the exchange's current request on an idle connection to its host, or a new one.
+    func send(_ exchange: HTTP1Exchange, to url: URL) {
+        guard let host = url.host, !host.isEmpty else { return exchange.connectFailed(HTTPClientError.emptyHost) }
+        let port = url.port ?? 80
+        let key = "\(host.lowercased()):\(port)"
+        let reused = state.withLock { state -> HTTP1Connection? in
+            guard !state.isShutDown, var list = state.idle[key], !list.isEmpty else { return nil }
+            let index = list.lastIndex { $0.eventLoop === exchange.eventLoop } ?? list.count - 1
+            let connection = list.remove(at: index)
+            state.idle[key] = list
+            return connection
+        }
+        if let reused { return reused.send(exchange) }
+        if state.withLock({ $0.isShutDown }) { return exchange.connectFailed(HTTPClientError.alreadyShutdown) }
+        let connection = HTTP1Connection(key: key, transport: self, eventLoop: exchange.eventLoop)
+        ClientBootstrap(group: exchange.eventLoop)
+            .connectTimeout(connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(connection)
+                }
+            }
+            .connect(host: host, port: port)
+            .whenComplete { result in
+                switch result {
+                case .success: connection.send(exchange)
+                case .failure(let error): exchange.connectFailed(error)
+                }
+            }
+    }
+
+    /// A connection that finished a response and may carry another.
+    func release(_ connection: HTTP1Connection) {
+        let keep = state.withLock { state -> Bool in
+            guard !state.isShutDown, state.idle[connection.key, default: []].count < idleLimitPerHost,
+                  state.idle.values.reduce(0, { $0 + $1.count }) < idleLimit
+            else { return false }
+            state.idle[connection.key, default: []].append(connection)
+            return true
+        }
+        guard keep else { return connection.close() }
+        // Closed if still idle, with nothing served since, when the timeout passes.
+        let served = connection.servedCount
+        connection.eventLoop.scheduleTask(in: idleTimeout) { [weak self, weak connection] in
+            guard let self, let connection, connection.servedCount == served else { return }
+            let wasIdle = state.withLock { state in
+                let before = state.idle[connection.key]?.count ?? 0
+                state.idle[connection.key]?.removeAll { $0 === connection }
+                return (state.idle[connection.key]?.count ?? 0) < before
+            }
+            if wasIdle { connection.close() }
+        }
+    }
+
+    /// A connection that closed while idle.
+    func forget(_ connection: HTTP1Connection) {
+        state.withLock { state in state.idle[connection.key]?.removeAll { $0 === connection } }
+    }
+
+    /// Closes the idle connections; requests after this fail.
+    func shutdown() {
+        let all = state.withLock { state in
+            state.isShutDown = true
+            defer { state.idle = [:] }
+            return state.idle.values.flatMap { $0 }
+        }
+        all.forEach { $0.close() }
+    }
+}

@@ -38,19 +38,30 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
             return (channel, state.served > 0)
         }
         guard let channel else { return exchange.connectionEnded(reused: reused, error: ChannelError.ioOnClosedChannel) }
+        // Attached before the request goes out: its response may arrive before this returns.
+        guard exchange.attach(self) else {
+            state.withLock { $0.exchange = nil }
+            return transport.release(self)  // the exchange ended meanwhile; nothing was sent
+        }
         let (head, end) = exchange.requestParts()
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
         channel.writeAndFlush(HTTPClientRequestPart.end(end), promise: nil)
-        exchange.attached(self, reused: reused)
     }
 
     /// Responses completed so far (the idle timer's check that the connection was not reused).
     var servedCount: Int { state.withLock { $0.served } }
 
+    /// Closes the connection; from now on it takes no request (one sent meanwhile comes back at once).
     func close() {
-        let channel = state.withLock { $0.channel }
+        let channel = state.withLock { state in
+            state.isClosed = true
+            return state.channel
+        }
         channel?.close(promise: nil)
     }
+
+    /// Whether it may go back to the pool.
+    var isOpen: Bool { state.withLock { !$0.isClosed } }
 
     // MARK: ChannelInboundHandler
 

@@ -16,7 +16,6 @@ final class HTTP1Exchange: TransferTask {
         var request: DownloadRequest
         var visited: Set<String> = []
         var connection: HTTP1Connection?
-        var reused = false
         var retried = false
         var receivedHead = false
         var keepAlive = true
@@ -74,14 +73,15 @@ final class HTTP1Exchange: TransferTask {
         return (head, nil)
     }
 
-    func attached(_ connection: HTTP1Connection, reused: Bool) {
-        let abandoned = state.withLock { state in
+    /// Takes `connection` for the current hop; `false` when the exchange has ended (failed or
+    /// cancelled while it waited for one), and the connection stays free.
+    func attach(_ connection: HTTP1Connection) -> Bool {
+        state.withLock { state in
+            guard !state.isDone else { return false }
             state.connection = connection
-            state.reused = reused
             state.receivedHead = false
-            return state.isDone
+            return true
         }
-        if abandoned { connection.close() }
     }
 
     // MARK: From the connection
@@ -100,11 +100,12 @@ final class HTTP1Exchange: TransferTask {
         case .body(let buffer):
             if state.withLock({ $0.redirect == nil && !$0.isDone }) { _ = transfer.bodyArrived(buffer, task: self) }
         case .end:
-            let (keepAlive, redirect, done) = state.withLock { state in
+            let (reusable, redirect, done) = state.withLock { state in
                 state.connection = nil
-                return (state.keepAlive, state.redirect, state.isDone)
+                // A response the transfer refused (status, type, size) had its connection closed.
+                return (state.keepAlive && state.failure == nil && !state.isDone, state.redirect, state.isDone)
             }
-            if keepAlive, !done { transport.release(connection) } else { connection.close() }
+            if reusable { transport.release(connection) } else { connection.close() }
             guard !done else { return }
             if let redirect { follow(redirect) } else { end(nil) }
         }

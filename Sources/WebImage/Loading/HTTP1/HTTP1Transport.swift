@@ -91,7 +91,7 @@ final class HTTP1Transport: Sendable {
     /// A connection that finished a response and may carry another.
     func release(_ connection: HTTP1Connection) {
         let keep = state.withLock { state -> Bool in
-            guard !state.isShutDown, state.idle[connection.key, default: []].count < idleLimitPerHost,
+            guard !state.isShutDown, connection.isOpen, state.idle[connection.key, default: []].count < idleLimitPerHost,
                   state.idle.values.reduce(0, { $0 + $1.count }) < idleLimit
             else { return false }
             state.idle[connection.key, default: []].append(connection)

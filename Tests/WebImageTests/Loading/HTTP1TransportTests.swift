@@ -52,6 +52,20 @@ struct HTTP1TransportTests {
         }
     }
 
+    @Test("a kept-alive connection the origin closes right after answering: the next download goes out once more on a new one, and succeeds")
+    func staleConnection() async throws {
+        try await withOrigin({ $0.transport = .http1 }) { origin, downloader in
+            origin.route("/once.png", .thenClose(.fixture("png-rgb.png")))
+            for index in 0..<20 {
+                let result = try await downloader.loadImage(with: origin.url("/once.png?\(index)"))
+                #expect(!result.data.isEmpty)
+            }
+            #expect(origin.requests.count == 20)
+            #expect(Set(origin.requests.map(\.uri)).count == 20)
+            #expect(origin.connectionCount == 20)
+        }
+    }
+
     @Test("a connection the origin closes after its response (Connection: close) is not reused, and the next download opens another")
     func closedByOrigin() async throws {
         try await withOrigin({ $0.transport = .http1 }) { origin, downloader in

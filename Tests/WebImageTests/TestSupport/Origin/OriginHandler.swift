@@ -110,6 +110,7 @@ final class OriginHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
             finishRequest()
             if !keepAlive { promise.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
+            if case .close? = rest.first { promise.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
         case .close:
             finishRequest()
             context.close(promise: nil)

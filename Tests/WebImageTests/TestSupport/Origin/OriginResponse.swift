@@ -29,6 +29,9 @@ indirect enum OriginResponse: Sendable {
     case validated(OriginBody, etag: String?, lastModified: String?, contentType: String? = "")
     /// Waits before sending anything of `response`.
     case delayed(TimeInterval, OriginResponse)
+    /// `response` as a keep-alive answer, then the connection closes (FIN) right after it: a
+    /// server whose keep-alive timeout fired just as the client was about to reuse the connection.
+    case thenClose(OriginResponse)
     /// Holds the response until ``OriginGate/open()`` (or the connection closes).
     case gated(OriginGate, OriginResponse)
     /// Chooses the response per request.

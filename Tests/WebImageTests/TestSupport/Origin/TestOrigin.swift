@@ -192,6 +192,8 @@ final class TestOrigin: Sendable {
                 return [.head(status: 304, headers: validators), .end]
             }
             return steps(for: .body(body, contentType: type, headers: validators), request: request)
+        case .thenClose(let inner):
+            return steps(for: inner, request: request) + [.close]
         case .delayed(let seconds, let inner):
             return [.wait(.nanoseconds(Int64(seconds * 1e9)))] + steps(for: inner, request: request)
         case .gated(let gate, let inner):

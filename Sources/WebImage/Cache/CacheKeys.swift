@@ -48,12 +48,46 @@ public enum CacheKeys {
     ///   C string);
     /// - one longer than ``maxFileExtensionLength`` bytes is dropped, so the name fits `NAME_MAX`.
     public static func pathExtension(forKey key: String) -> String? {
+        if let plain = plainURLExtension(key) {  // holds no NUL or `:`
+            return plain.isEmpty || plain.utf8.count > maxFileExtensionLength ? nil : plain
+        }
         // Foundation's URL parser is the one SD relies on (`NSURL URLWithString:`), so its reading
         // of scheme, path, query and escapes is used as is rather than re-implemented.
         let raw = URL(string: key)?.pathExtension ?? (key as NSString).pathExtension
         let ext = String(raw.unicodeScalars.filter { $0 != "\0" && $0 != ":" })
         guard !ext.isEmpty, ext.utf8.count <= maxFileExtensionLength else { return nil }
         return ext
+    }
+
+    /// The extension of an `http(s)` URL whose path holds only letters, digits and `-._~/` (most
+    /// image URLs), read without Foundation's URL parser — the same answer, at a tenth of the cost
+    /// (it was a visible share of a bulk prefetch). `""` = no extension; `nil` = not such a URL,
+    /// ask Foundation.
+    static func plainURLExtension(_ key: String) -> String? {
+        let bytes = key.utf8
+        let rest: Substring.UTF8View
+        if bytes.starts(with: "http://".utf8) {
+            rest = key.utf8.dropFirst(7)
+        } else if bytes.starts(with: "https://".utf8) {
+            rest = key.utf8.dropFirst(8)
+        } else {
+            return nil
+        }
+        guard let pathStart = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let path = rest[pathStart...].prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        let plain = path.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"): true
+            default: false
+            }
+        }
+        // A trailing slash, or a component starting with a dot (dot-files, `.`, `..`): Foundation's
+        // rules decide, not this shortcut.
+        guard plain, path.last != UInt8(ascii: "/"), !Substring(path).contains("/.") else { return nil }
+        let name = path[path.index(after: path.lastIndex(of: UInt8(ascii: "/"))!)...]
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return "" }
+        return String(Substring(name[name.index(after: dot)...]))
     }
 
     /// `name` without its extension: the name SDWebImage used before it added extensions

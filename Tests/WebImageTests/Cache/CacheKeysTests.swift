@@ -84,4 +84,30 @@ struct CacheKeysTests {
         #expect(CacheKeys.nameWithoutExtension(name) == hash("https://a/b.png"))
         #expect(CacheKeys.nameWithoutExtension(hash("x")) == hash("x"))
     }
+
+    @Test("the shortcut for plain http(s) URLs gives Foundation's extension for every key it takes, and declines the rest")
+    func plainURLShortcutMatchesFoundation() {
+        let paths = ["/b.png", "/b.PNG", "/dir/b.jpeg", "/b", "/b.", "/a.b.c", "/dir.d/file", "/x/y/z.webp", "/.png", "/a/.hidden",
+                     "/a/../b.png", "/a/./b.gif", "/b.png/", "/", "/a-b_c~d.jpg", "/%41.png", "/a%2Fb.png", "/b.p%6Eg", "/a;b.png",
+                     "/a:b.png", "/über.png", "/a b.png", "/a+b.png", "/00001.jpg", "/img/009225.png"]
+        let suffixes = ["", "?x=1.jpg", "#f.gif", "?a=b#c.d"]
+        var taken = 0
+        for scheme in ["http://", "https://", "HTTP://", "ftp://"] {
+            for host in ["a", "127.0.0.1:8080", "user@host.example"] {
+                for path in paths {
+                    for suffix in suffixes {
+                        let key = scheme + host + path + suffix
+                        guard let shortcut = CacheKeys.plainURLExtension(key) else { continue }
+                        taken += 1
+                        let foundation = URL(string: key)?.pathExtension ?? (key as NSString).pathExtension
+                        #expect(shortcut == foundation, "\(key)")
+                    }
+                }
+            }
+        }
+        #expect(taken > 100, "the shortcut takes the common keys")
+        #expect(CacheKeys.plainURLExtension("https://a/%41.png") == nil)
+        #expect(CacheKeys.plainURLExtension("https://a/.png") == nil)
+        #expect(CacheKeys.plainURLExtension("ftp://a/b.png") == nil)
+    }
 }

@@ -227,6 +227,17 @@ public final class DiskCache: Sendable {
     public func store(
         _ data: Data, forKey key: String, validators: HTTPValidators? = nil, extendedData: Data? = nil
     ) throws {
+        try store(data, forKey: key, validators: validators, extendedData: extendedData, isCurrent: nil)
+    }
+
+    /// ``store(_:forKey:validators:extendedData:)``, asking `isCurrent` under the lock that
+    /// serialises renames, right before this write's rename: `false` (a later store or removal of
+    /// the key was asked for meanwhile) drops the write. Writes of one key may then run at once on
+    /// any threads and the last one asked for still wins — no queue needs to serialise them.
+    func store(
+        _ data: Data, forKey key: String, validators: HTTPValidators? = nil, extendedData: Data? = nil,
+        isCurrent: (() -> Bool)?
+    ) throws {
         let config = self.config
         if config.maxDiskSize > 0, data.count > config.maxDiskSize {
             throw DiskCacheError.entryTooLarge(size: data.count, limit: config.maxDiskSize)
@@ -257,6 +268,11 @@ public final class DiskCache: Sendable {
         }
         if state.withLock({ beginIndexBuildIfNeeded(&$0) }) { buildIndexInBackground() }
         try state.withLock { state in
+            if let isCurrent, !isCurrent() {
+                DiskCacheFiles.remove(temporary)
+                if let sidecar { DiskCacheFiles.remove(sidecar.path) }
+                return
+            }
             var entry = Entry(info)
             entry.metadataSize = metadataSize
             entry.hasSidecar = sidecar != nil

@@ -271,9 +271,10 @@ public final class ImageCache: ImageCaching {
         }
         let write: @Sendable (Data) -> Void = { bytes in
             self.ioQueue.async(flags: .barrier) {
-                guard self.writeOrder.withLock({ $0.land(ticket, for: key) }) else { return finish(nil) }
                 do {
-                    try self.diskCache.store(bytes, forKey: key, validators: validators)
+                    try self.diskCache.store(bytes, forKey: key, validators: validators) {
+                        self.writeOrder.withLock { $0.land(ticket, for: key) }
+                    }
                     finish(nil)
                 } catch {
                     finish(error)
@@ -297,12 +298,15 @@ public final class ImageCache: ImageCaching {
         if let data, !diskCache.config.synchronizesWrites {
             // The caller waits for the write anyway, and writing an image into the page cache
             // costs less than the two thread wake-ups of a hop to the disk queue and back (a bulk
-            // prefetch spent more on those than on the writes): written on this thread, in the
-            // disk queue's turn (a barrier, as every write), so the order of writes holds.
+            // prefetch spent more on those than on the writes): written on this thread, in the disk
+            // queue as a reader — beside other such writes, after any removal or clear asked for
+            // before it (those are barriers). Writes of one key keep their order at the rename,
+            // where the disk cache asks whether this is still the last store asked for.
             let ticket = writeOrder.withLock { $0.ticket(for: key) }
-            try ioQueue.sync(flags: .barrier) {
-                guard writeOrder.withLock({ $0.land(ticket, for: key) }) else { return }
-                try diskCache.store(data, forKey: key, validators: validators)
+            try ioQueue.sync {
+                try diskCache.store(data, forKey: key, validators: validators) {
+                    self.writeOrder.withLock { $0.land(ticket, for: key) }
+                }
             }
             return
         }

@@ -54,7 +54,7 @@ struct BenchDownloadCommand: AsyncParsableCommand {
         let clock = ContinuousClock()
         let start = clock.now
         let (failed, bytes) = switch client {
-        case .ahc: await HTTPFloorBench.run(urls, concurrency: concurrency, out: out)
+        case .ahc: await AHCFloorBench.run(urls, concurrency: concurrency, out: out)
         case .nio: await NIOFloorBench.run(urls, concurrency: concurrency, out: out)
         case .webimage, .webimageAHC: await Self.download(urls, with: downloader, context: context, out: out)
         }

@@ -9,7 +9,7 @@ import Synchronization
 /// A lean HTTP/1.1 client on SwiftNIO for plain `http` downloads (``DownloaderConfig/Transport/http1``):
 /// keep-alive connections per host and port, each carrying one request at a time, the next
 /// request written from the event loop that finished the last. It exists for bulk work —
-/// AsyncHTTPClient costs about 100 µs of CPU per request on loopback, this about 45 (BENCHMARKS.md,
+/// AsyncHTTPClient costs about 100 µs of CPU per request on loopback, a bare NIO client about 45 (BENCHMARKS.md,
 /// "Bulk download") — and does only what a download needs: redirects (an `https` hop goes on
 /// through AsyncHTTPClient), a connect timeout, one retry of a request a reused connection
 /// dropped before answering, and cancellation. The transfer above it keeps the idle timer, the

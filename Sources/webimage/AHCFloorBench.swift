@@ -7,7 +7,7 @@ import Synchronization
 /// the next request started from the event loop the last one ended on, each body written as curl
 /// writes it. No WebImage code runs per image, so this is the floor ImageDownloader sits on: what
 /// a bulk download would cost if everything above the HTTP client were free.
-enum HTTPFloorBench {
+enum AHCFloorBench {
     static func run(_ urls: [URL], concurrency: Int, out: String) async -> (failed: Int, bytes: Int) {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency

@@ -270,11 +270,9 @@ public final class ImageCache: ImageCaching {
             self.pendingWrites.leave()
         }
         let write: @Sendable (Data) -> Void = { bytes in
-            self.ioQueue.async(flags: .barrier) {
+            self.ioQueue.async {
                 do {
-                    try self.diskCache.store(bytes, forKey: key, validators: validators) {
-                        self.writeOrder.withLock { $0.land(ticket, for: key) }
-                    }
+                    try self.store(bytes, ticket: ticket, forKey: key, validators: validators)
                     finish(nil)
                 } catch {
                     finish(error)
@@ -298,22 +296,24 @@ public final class ImageCache: ImageCaching {
         if let data, !diskCache.config.synchronizesWrites {
             // The caller waits for the write anyway, and writing an image into the page cache
             // costs less than the two thread wake-ups of a hop to the disk queue and back (a bulk
-            // prefetch spent more on those than on the writes): written on this thread, in the disk
-            // queue as a reader — beside other such writes, after any removal or clear asked for
-            // before it (those are barriers). Writes of one key keep their order at the rename,
-            // where the disk cache asks whether this is still the last store asked for.
+            // prefetch spent more on those than on the writes): written on this thread.
             let ticket = writeOrder.withLock { $0.ticket(for: key) }
-            try ioQueue.sync {
-                try diskCache.store(data, forKey: key, validators: validators) {
-                    self.writeOrder.withLock { $0.land(ticket, for: key) }
-                }
-            }
+            try ioQueue.sync { try store(data, ticket: ticket, forKey: key, validators: validators) }
             return
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             writeToDisk(image, data: data, forKey: key, validators: validators) { error in
                 continuation.resume(with: error.map { .failure($0) } ?? .success(()))
             }
+        }
+    }
+
+    /// One disk write, run in the disk queue as a reader: beside other writes, after any removal
+    /// or clear asked for before it (those are barriers). Writes of one key keep their order at
+    /// the rename, where the disk cache asks whether `ticket` is still the last store asked for.
+    private func store(_ bytes: Data, ticket: UInt64, forKey key: String, validators: HTTPValidators?) throws {
+        try diskCache.store(bytes, forKey: key, validators: validators) {
+            self.writeOrder.withLock { $0.land(ticket, for: key) }
         }
     }
 

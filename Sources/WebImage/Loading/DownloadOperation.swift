@@ -173,9 +173,7 @@ final class DownloadOperation: DownloadQueueItem {
     }
 
     private func makeHTTPRequest() throws -> HTTPClient.Request {
-        try HTTPClient.Request(
-            url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: HTTPHeaders(request.headerFields), body: nil,
-            tlsConfiguration: tlsConfiguration)
+        try HTTPClient.Request(request, tlsConfiguration: tlsConfiguration)
     }
 
     /// Certificates go unchecked only with ``DownloaderOptions/allowInvalidSSLCertificates``.
@@ -269,4 +267,13 @@ final class DownloadOperation: DownloadQueueItem {
 struct TransferOutput: Sendable {
     var data: Data
     var response: DownloadResponse
+}
+
+extension HTTPClient.Request {
+    /// `request` for AsyncHTTPClient (the operation's own request, or a lean exchange's `https` hop).
+    init(_ request: DownloadRequest, tlsConfiguration: TLSConfiguration?) throws {
+        try self.init(
+            url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: HTTPHeaders(request.headerFields),
+            body: nil, tlsConfiguration: tlsConfiguration)
+    }
 }

@@ -180,9 +180,7 @@ final class HTTP1Exchange: TransferTask {
     private func continueOnAsyncHTTPClient(_ request: DownloadRequest) {
         let httpRequest: HTTPClient.Request
         do {
-            httpRequest = try HTTPClient.Request(
-                url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: HTTPHeaders(request.headerFields),
-                tlsConfiguration: tlsConfiguration)
+            httpRequest = try HTTPClient.Request(request, tlsConfiguration: tlsConfiguration)
         } catch {
             return end(error)
         }

@@ -238,10 +238,14 @@ final class DownloadOperation: DownloadQueueItem {
     /// so a cancel meanwhile still answers them itself).
     private func deliver(_ result: Result<ImageLoaderResult, WebImageError>, metrics: DownloadMetrics?) {
         let (direct, othersWait) = state.withLock { state in
-            let direct = state.callers.filter { $0.callbacks.resumesTask && !$0.callbacks.wantsProgress }
-            state.callers.removeAll { $0.callbacks.resumesTask && !$0.callbacks.wantsProgress }
+            var direct: [LoadCallbacks] = []
+            state.callers.removeAll { caller in
+                guard caller.callbacks.resumesTask, !caller.callbacks.wantsProgress else { return false }
+                direct.append(caller.callbacks)
+                return true
+            }
             if state.callers.isEmpty { state.phase = .done }
-            return (direct.map(\.callbacks), !state.callers.isEmpty)
+            return (direct, !state.callers.isEmpty)
         }
         for caller in direct { caller.complete(result) }
         guard othersWait else { return finished(result, metrics: metrics) }

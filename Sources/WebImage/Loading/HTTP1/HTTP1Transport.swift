@@ -17,7 +17,17 @@ import Synchronization
 final class HTTP1Transport: Sendable {
     private struct State {
         var idle: [String: [HTTP1Connection]] = [:]
+        /// Connections in `idle`, all hosts together (kept, not summed on every release).
+        var idleCount = 0
         var isShutDown = false
+
+        /// Takes `connection` out of the idle lists; whether it was there.
+        mutating func removeIdle(_ connection: HTTP1Connection) -> Bool {
+            guard let index = idle[connection.key]?.firstIndex(where: { $0 === connection }) else { return false }
+            idle[connection.key]?.remove(at: index)
+            idleCount -= 1
+            return true
+        }
     }
 
     let group: any EventLoopGroup
@@ -65,6 +75,7 @@ final class HTTP1Transport: Sendable {
             let index = list.lastIndex { $0.eventLoop === exchange.eventLoop } ?? list.count - 1
             let connection = list.remove(at: index)
             state.idle[key] = list
+            state.idleCount -= 1
             return connection
         }
         if let reused { return reused.send(exchange) }
@@ -92,9 +103,10 @@ final class HTTP1Transport: Sendable {
     func release(_ connection: HTTP1Connection) {
         let keep = state.withLock { state -> Bool in
             guard !state.isShutDown, connection.isOpen, state.idle[connection.key, default: []].count < idleLimitPerHost,
-                  state.idle.values.reduce(0, { $0 + $1.count }) < idleLimit
+                  state.idleCount < idleLimit
             else { return false }
             state.idle[connection.key, default: []].append(connection)
+            state.idleCount += 1
             return true
         }
         guard keep else { return connection.close() }
@@ -102,25 +114,20 @@ final class HTTP1Transport: Sendable {
         let served = connection.servedCount
         connection.eventLoop.scheduleTask(in: idleTimeout) { [weak self, weak connection] in
             guard let self, let connection, connection.servedCount == served else { return }
-            let wasIdle = state.withLock { state in
-                let before = state.idle[connection.key]?.count ?? 0
-                state.idle[connection.key]?.removeAll { $0 === connection }
-                return (state.idle[connection.key]?.count ?? 0) < before
-            }
-            if wasIdle { connection.close() }
+            if state.withLock({ $0.removeIdle(connection) }) { connection.close() }
         }
     }
 
     /// A connection that closed while idle.
     func forget(_ connection: HTTP1Connection) {
-        state.withLock { state in state.idle[connection.key]?.removeAll { $0 === connection } }
+        _ = state.withLock { $0.removeIdle(connection) }
     }
 
     /// Closes the idle connections; requests after this fail.
     func shutdown() {
         let all = state.withLock { state in
             state.isShutDown = true
-            defer { state.idle = [:] }
+            defer { state.idle = [:]; state.idleCount = 0 }
             return state.idle.values.flatMap { $0 }
         }
         all.forEach { $0.close() }

@@ -122,9 +122,9 @@ struct FaultMatrixTests {
     }
 
     /// A faulty origin with `row`'s routes (TLS when the row says), a healthy plain one, and a
-    /// manager over a fresh cache and a downloader with a 0.5 s idle timeout (× ``TestTiming/scale``) for the rows
-    /// that are about timing out, so timeouts cost little; everything is shut down afterwards. The other rows get 10 s:
-    /// with the whole suite on two cores a 404 once took longer than 0.5 s and failed as a timeout.
+    /// manager over a fresh cache and a downloader whose requests time out after 0.5 s idle (× ``TestTiming/scale``) for
+    /// the rows that are about timing out, so timeouts cost little; everything is shut down afterwards. The other rows
+    /// get 10 s: with the whole suite on two cores a 404 once took longer than 0.5 s and failed as a timeout.
     private func withFaultyOrigin(
         _ row: FaultRow, _ body: (TestOrigin, TestOrigin, ImageManager, ImageCache) async throws -> Void
     ) async throws {
@@ -132,10 +132,16 @@ struct FaultMatrixTests {
         let faulty = row.tls ? try await TestOrigin.start(tls: SelfSignedCertificate.serverContext()) : healthy
         for (path, response) in row.routes { faulty.route(path, response) }
         var config = DownloaderConfig.forSpecs
+        config.downloadTimeout = TestTiming.seconds(10)
         if case .fails(code: -1001, _) = row.outcome {
-            config.downloadTimeout = TestTiming.seconds(0.5)
-        } else {
-            config.downloadTimeout = TestTiming.seconds(10)
+            // The requests' own idle timeout, not the downloader's: that one is also the connect
+            // timeout, and a 0.5 s connect once failed the healthy load after the fault on a
+            // machine busy with the whole suite.
+            config.requestModifier = RequestModifier { request in
+                var request = request
+                request.timeout = TestTiming.seconds(0.5)
+                return request
+            }
         }
         config.cookieJar = CookieJar()
         row.configure(&config)

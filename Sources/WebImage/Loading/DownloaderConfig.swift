@@ -34,6 +34,9 @@ public struct DownloaderConfig: Sendable {
     /// The most one download may take from start to last byte; `nil` = no limit (URLSession's
     /// resource timeout is 7 days).
     public var resourceTimeout: TimeInterval?
+    /// How long a kept-alive connection may sit unused before it is closed, in seconds. Default
+    /// 60 (AsyncHTTPClient's). Applies to a client the downloader makes.
+    public var idleConnectionTimeout: TimeInterval = 60
     public var executionOrder: ExecutionOrder = .fifo
     /// Status codes that count as success. Default 200–299; `304` is handled separately
     /// (``ImageLoaderContext/cachedData``).

@@ -70,6 +70,7 @@ public final class ImageDownloader: ImageLoader {
         // the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
+        configuration.connectionPool.idleTimeout = .nanoseconds(Int64(max(0.001, config.idleConnectionTimeout) * 1e9))
         return configuration
     }
 

@@ -52,6 +52,30 @@ struct HTTP1TransportTests {
         }
     }
 
+    @Test("a kept-alive connection stays open while it is reused, however long that goes on, and is closed once it sits unused for idleConnectionTimeout")
+    func idleTimeout() async throws {
+        try await withOrigin({ $0.transport = .http1; $0.idleConnectionTimeout = 1 }) { origin, downloader in
+            origin.route("/i.png", .fixture("png-rgb.png"))
+            // Reused back to back for 2.5 timeouts: the timer armed at its first return to the pool must not close it.
+            let start = ContinuousClock.now
+            var index = 0
+            var longestGap = Duration.zero
+            var lastEnd = start
+            while ContinuousClock.now - start < .milliseconds(2_500) {
+                longestGap = max(longestGap, ContinuousClock.now - lastEnd)
+                _ = try await downloader.loadImage(with: origin.url("/i.png?\(index)"))
+                lastEnd = .now
+                index += 1
+            }
+            // With the whole suite on two cores this task has waited over a second to resume: the
+            // connection really sat idle for the timeout then, and closing it was right.
+            if longestGap < .milliseconds(800) { #expect(origin.connectionCount == 1) }
+            try await Task.sleep(for: .seconds(3))
+            _ = try await downloader.loadImage(with: origin.url("/i.png?last"))
+            #expect(origin.connectionCount == 2)
+        }
+    }
+
     @Test("a kept-alive connection the origin closes right after answering: the next download goes out once more on a new one, and succeeds")
     func staleConnection() async throws {
         try await withOrigin({ $0.transport = .http1 }) { origin, downloader in

@@ -15,6 +15,20 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
         var served = 0
         var error: (any Error)?
         var isClosed = false
+        /// When it last went back to the pool; nil while it carries a request.
+        var idleSince: NIODeadline?
+        /// An idle timer is pending: one per connection, however often it goes back to the pool.
+        var idleTimerArmed = false
+    }
+
+    /// What the idle timer finds when it fires.
+    enum IdleCheck {
+        /// Idle for the whole timeout: to be closed.
+        case expired
+        /// Idle, but for less than the timeout: check again after this long.
+        case recheck(TimeAmount)
+        /// Carrying a request: the next return to the pool arms a timer again.
+        case busy
     }
 
     /// `host:port`, the pool's key.
@@ -35,6 +49,7 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
             guard !state.isClosed, let channel = state.channel else { return (nil, state.served > 0) }
             state.exchange = exchange
             state.error = nil
+            state.idleSince = nil
             return (channel, state.served > 0)
         }
         guard let channel else { return exchange.connectionEnded(reused: reused, error: ChannelError.ioOnClosedChannel) }
@@ -48,8 +63,32 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
         channel.writeAndFlush(HTTPClientRequestPart.end(end), promise: nil)
     }
 
-    /// Responses completed so far (the idle timer's check that the connection was not reused).
-    var servedCount: Int { state.withLock { $0.served } }
+    /// Marks the connection idle from now; `true` when no idle timer is pending and the caller
+    /// must arm one.
+    func becameIdle() -> Bool {
+        state.withLock { state in
+            state.idleSince = .now()
+            defer { state.idleTimerArmed = true }
+            return !state.idleTimerArmed
+        }
+    }
+
+    /// The idle timer fired: whether the connection has been idle for `timeout`. Only
+    /// ``IdleCheck/recheck(_:)`` leaves the timer armed.
+    func idleCheck(timeout: TimeAmount) -> IdleCheck {
+        state.withLock { state in
+            guard let since = state.idleSince, !state.isClosed else {
+                state.idleTimerArmed = false
+                return .busy
+            }
+            let idle = NIODeadline.now() - since
+            guard idle < timeout else {
+                state.idleTimerArmed = false
+                return .expired
+            }
+            return .recheck(timeout - idle)
+        }
+    }
 
     /// Closes the connection; from now on it takes no request (one sent meanwhile comes back at once).
     func close() {

@@ -39,14 +39,15 @@ final class HTTP1Transport: Sendable {
     /// Idle connections kept per host and port, and in all; more are closed when they come back.
     private let idleLimitPerHost = 64
     private let idleLimit = 256
-    /// How long an idle connection is kept (AsyncHTTPClient's default, too).
-    private let idleTimeout = TimeAmount.seconds(60)
+    /// How long an idle connection is kept (``DownloaderConfig/idleConnectionTimeout``).
+    private let idleTimeout: TimeAmount
 
     init(client: HTTPClient, config: DownloaderConfig, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.group = group
         self.client = client
         connectTimeout = .nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
         maximumRedirects = config.maximumRedirects
+        idleTimeout = .nanoseconds(Int64(max(0.001, config.idleConnectionTimeout) * 1e9))
     }
 
     /// Whether this client carries `url`: plain `http` with a host.
@@ -110,11 +111,20 @@ final class HTTP1Transport: Sendable {
             return true
         }
         guard keep else { return connection.close() }
-        // Closed if still idle, with nothing served since, when the timeout passes.
-        let served = connection.servedCount
-        connection.eventLoop.scheduleTask(in: idleTimeout) { [weak self, weak connection] in
-            guard let self, let connection, connection.servedCount == served else { return }
-            if state.withLock({ $0.removeIdle(connection) }) { connection.close() }
+        if connection.becameIdle() { armIdleTimer(connection, in: idleTimeout) }
+    }
+
+    /// Closes `connection` once it has sat in the pool for the idle timeout. One timer per
+    /// connection, re-armed for the rest of the time when it was reused meanwhile: a timer per
+    /// release left a crawl with one pending task per image for a minute.
+    private func armIdleTimer(_ connection: HTTP1Connection, in delay: TimeAmount) {
+        connection.eventLoop.scheduleTask(in: delay) { [weak self, weak connection] in
+            guard let self, let connection else { return }
+            switch connection.idleCheck(timeout: idleTimeout) {
+            case .busy: return
+            case .recheck(let rest): armIdleTimer(connection, in: rest)
+            case .expired: if state.withLock({ $0.removeIdle(connection) }) { connection.close() }
+            }
         }
     }
 

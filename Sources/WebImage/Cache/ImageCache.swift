@@ -270,7 +270,10 @@ public final class ImageCache: ImageCaching {
             self.pendingWrites.leave()
         }
         let write: @Sendable (Data) -> Void = { bytes in
-            self.ioQueue.async {
+            // A barrier: a disk query asked for after this store waits for it and finds the bytes
+            // (SD's serial disk queue gives that). As a reader it let a query overtake the write —
+            // a server variant asked for just after another one fetched their source again.
+            self.ioQueue.async(flags: .barrier) {
                 do {
                     try self.store(bytes, ticket: ticket, forKey: key, validators: validators)
                     finish(nil)
@@ -308,9 +311,9 @@ public final class ImageCache: ImageCaching {
         }
     }
 
-    /// One disk write, run in the disk queue as a reader: beside other writes, after any removal
-    /// or clear asked for before it (those are barriers). Writes of one key keep their order at
-    /// the rename, where the disk cache asks whether `ticket` is still the last store asked for.
+    /// One disk write, in the disk queue's turn (a barrier for callback stores, a reader for
+    /// awaited ones, whose caller waits anyway). Writes of one key keep their order at the
+    /// rename, where the disk cache asks whether `ticket` is still the last store asked for.
     private func store(_ bytes: Data, ticket: UInt64, forKey key: String, validators: HTTPValidators?) throws {
         try diskCache.store(bytes, forKey: key, validators: validators) {
             self.writeOrder.withLock { $0.land(ticket, for: key) }

@@ -149,6 +149,18 @@ struct ImageCacheCallbackTests {
         #expect(await cache.totalDiskCount() == 20)
     }
 
+    @Test("a disk query asked for right after a callback store of bytes finds them (read after write, as SD's serial disk queue gives)")
+    func queryAfterCallbackStore() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        let base = try Fixtures.data("png-rgb.png")
+        for round in 0..<50 {
+            let bytes = base + Data(repeating: UInt8(round), count: 64)
+            cache.store(nil, data: bytes, forKey: "raw-\(round).png", cacheType: .disk, completion: nil)
+            #expect(await cache.diskImageData(forKey: "raw-\(round).png") == bytes)
+        }
+    }
+
     @Test("the callback store updates memory before returning and reports the disk write once")
     func callbackStore() async throws {
         let directory = try TemporaryCacheDirectory()

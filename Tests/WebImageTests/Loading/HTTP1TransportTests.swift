@@ -59,20 +59,24 @@ struct HTTP1TransportTests {
             // Reused back to back for 2.5 timeouts: the timer armed at its first return to the pool must not close it.
             let start = ContinuousClock.now
             var index = 0
-            var longestGap = Duration.zero
-            var lastEnd = start
+            // The connection's idle spells are shorter than the time from one load's start to the
+            // next one's end (it goes back to the pool after the first starts, out before the second ends).
+            var longestSpell = Duration.zero
+            var previousStart = start
             while ContinuousClock.now - start < .milliseconds(2_500) {
-                longestGap = max(longestGap, ContinuousClock.now - lastEnd)
+                let loadStart = ContinuousClock.now
                 _ = try await downloader.loadImage(with: origin.url("/i.png?\(index)"))
-                lastEnd = .now
+                if index > 0 { longestSpell = max(longestSpell, .now - previousStart) }
+                previousStart = loadStart
                 index += 1
             }
             // With the whole suite on two cores this task has waited over a second to resume: the
-            // connection really sat idle for the timeout then, and closing it was right.
-            if longestGap < .milliseconds(800) { #expect(origin.connectionCount == 1) }
+            // connection may really have sat idle for the timeout then, and closing it was right.
+            if longestSpell < .milliseconds(800) { #expect(origin.connectionCount == 1) }
+            let before = origin.connectionCount
             try await Task.sleep(for: .seconds(3))
             _ = try await downloader.loadImage(with: origin.url("/i.png?last"))
-            #expect(origin.connectionCount == 2)
+            #expect(origin.connectionCount == before + 1)
         }
     }
 

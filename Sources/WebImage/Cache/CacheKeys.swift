@@ -64,30 +64,42 @@ public enum CacheKeys {
     /// (it was a visible share of a bulk prefetch). `""` = no extension; `nil` = not such a URL,
     /// ask Foundation.
     static func plainURLExtension(_ key: String) -> String? {
-        let bytes = key.utf8
-        let rest: Substring.UTF8View
+        // Over the bytes in place: Substring.UTF8View's generic index walks cost more than the scan.
+        var key = key
+        return key.withUTF8(plainExtension(of:))
+    }
+
+    private static func plainExtension(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        let rest: Slice<UnsafeBufferPointer<UInt8>>
         if bytes.starts(with: "http://".utf8) {
-            rest = key.utf8.dropFirst(7)
+            rest = bytes.dropFirst(7)
         } else if bytes.starts(with: "https://".utf8) {
-            rest = key.utf8.dropFirst(8)
+            rest = bytes.dropFirst(8)
         } else {
             return nil
         }
-        guard let pathStart = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        guard let pathStart = rest.firstIndex(of: slash) else { return nil }
         let path = rest[pathStart...].prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-        let plain = path.allSatisfy { byte in
+        var previous: UInt8 = 0
+        for byte in path {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"): true
-            default: false
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"), slash:
+                break
+            case dot:
+                // A component starting with a dot (dot-files, `.`, `..`): Foundation's rules decide.
+                if previous == slash { return nil }
+            default:
+                return nil
             }
+            previous = byte
         }
-        // A trailing slash, or a component starting with a dot (dot-files, `.`, `..`): Foundation's
-        // rules decide, not this shortcut.
-        guard plain, path.last != UInt8(ascii: "/"), !Substring(path).contains("/.") else { return nil }
-        let name = path[path.index(after: path.lastIndex(of: UInt8(ascii: "/"))!)...]
-        guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return "" }
-        return String(Substring(name[name.index(after: dot)...]))
+        // A trailing slash: Foundation's rules decide, not this shortcut.
+        guard previous != slash else { return nil }
+        let name = path[path.index(after: path.lastIndex(of: slash)!)...]
+        guard let dotIndex = name.lastIndex(of: dot) else { return "" }
+        return String(decoding: name[name.index(after: dotIndex)...], as: UTF8.self)
     }
 
     /// `name` without its extension: the name SDWebImage used before it added extensions

@@ -66,7 +66,7 @@ final class HTTP1Exchange: TransferTask {
         if let query = request.url.query(percentEncoded: true) { path += "?" + query }
         var headers = HTTPHeaders(request.headerFields)
         if !headers.contains(name: "host"), let host = request.url.host {
-            let name = host.contains(":") ? "[\(host)]" : host  // an IPv6 literal keeps its brackets
+            let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host  // an IPv6 literal keeps its brackets
             headers.add(name: "Host", value: request.url.port.map { "\(name):\($0)" } ?? name)
         }
         let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: path, headers: headers)

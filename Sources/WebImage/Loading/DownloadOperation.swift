@@ -28,7 +28,8 @@ struct DownloadEnvironment: Sendable {
 /// the final decode runs on ``ImageWorkQueue/decoding``, never on an NIO event loop. Bulk loads
 /// skip both hops: a structure check of a small body (``QuickDecoding``) runs where the response
 /// ended, and a caller that only resumes an awaiting task (``LoadCallbacks/resumesTask``) is
-/// answered there too — one thread wake-up per image instead of three.
+/// answered there too — one thread wake-up per image instead of three, and none for a prefetch
+/// on the lean client, whose loads run on its event loops (``PreferredExecutor``).
 final class DownloadOperation: DownloadQueueItem {
     enum Phase { case waiting, running, finishing, done }
 

@@ -20,6 +20,7 @@ public struct DownloaderConfig: Sendable {
         /// A lean HTTP/1.1 client on SwiftNIO for `http` (``ImageDownloader`` keeps its
         /// connections): less than half of AsyncHTTPClient's CPU per request, for bulk work
         /// (`webimage prefetch` uses it). Redirects, timeouts, limits and checks behave the same.
+        /// An ``ImagePrefetcher`` over it runs its loads, and its callbacks, on the client's event loops.
         case http1
     }
 

@@ -209,6 +209,11 @@ public final class ImageDownloader: ImageLoader {
     }
 }
 
+extension ImageDownloader: BulkLoadExecuting {
+    /// The lean client's event loops, when the downloader uses it.
+    var bulkExecutors: [any TaskExecutor] { http1?.executors ?? [] }
+}
+
 extension ImageDownloader: DirectLoading {
     /// The async load: its completion only resumes the awaiting task, so the operation answers it
     /// on the thread the response ended on instead of through its delivery queue.

@@ -58,6 +58,13 @@ public final class ImageLoadersManager: ImageLoader {
     }
 }
 
+extension ImageLoadersManager: BulkLoadExecuting {
+    /// The first loader's (from the highest priority) that has any.
+    var bulkExecutors: [any TaskExecutor] {
+        allLoaders.reversed().lazy.compactMap { ($0 as? any BulkLoadExecuting)?.bulkExecutors }.first { !$0.isEmpty } ?? []
+    }
+}
+
 extension ImageLoadersManager: DirectLoading {
     /// The chosen loader's own async load, so a downloader behind the manager answers directly too.
     func loadDirectly(

@@ -5,6 +5,9 @@ import Synchronization
 /// ``Settings/maxConcurrentPrefetchCount`` loads through an ``ImageManager``, the next starting as one
 /// ends, at low priority so on-screen loads go first. A URL listed twice is loaded once; the
 /// repeat counts with the first one's outcome.
+///
+/// Through a downloader on the lean HTTP/1.1 client (``DownloaderConfig/Transport/http1``) the
+/// loads run on the client's event loops, callbacks included: keep those short.
 public final class ImagePrefetcher: Sendable {
     /// What an observer hears, summed over every running ``PrefetchToken`` (SD's delegate), each
     /// before the token's own progress or completion callback, as SD calls its delegate first.
@@ -100,9 +103,12 @@ public final class ImagePrefetcher: Sendable {
         let urls = token.urls
         let repeats = PrefetchRepeats(urls)
         let workers = max(1, min(settings.maxConcurrentPrefetchCount, urls.count))
+        let executors = (manager.imageLoader as? any BulkLoadExecuting)?.bulkExecutors ?? []
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<workers where !urls.isEmpty {
-                group.addTask {
+            for worker in 0..<workers where !urls.isEmpty {
+                let executor = executors.isEmpty ? nil : executors[worker % executors.count]
+                group.addTask(executorPreference: executor) {
+                  await PreferredExecutor.$current.withValue(executor) {
                     let limit = settings.maxConcurrentPrefetchCount
                     while !Task.isCancelled {
                         let index = next.take()
@@ -119,6 +125,7 @@ public final class ImagePrefetcher: Sendable {
                             self.notify(settings.observer, url: url, succeeded: succeeded)
                         }) else { return }
                     }
+                  }
                 }
             }
         }

@@ -3,12 +3,13 @@
 /// first steps (keys, blocklist, cache lookup, queueing its download) are short: handing them to
 /// another thread cost a thread wake-up per load, which in bulk work (`webimage prefetch`) was a
 /// large share of the CPU. Only for callers already waiting for the task's answer — the task's
-/// synchronous part may answer before this returns.
+/// synchronous part may answer before this returns. Inside a prefetch that runs on an event
+/// loop (``PreferredExecutor``) the task resumes there too.
 @discardableResult
 func immediateTask(_ work: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
     #if compiler(>=6.2)
-    Task.immediate(operation: work)
+    Task.immediate(executorPreference: PreferredExecutor.current, operation: work)
     #else
-    Task(operation: work)
+    Task(executorPreference: PreferredExecutor.current, operation: work)
     #endif
 }

@@ -50,6 +50,9 @@ final class HTTP1Transport: Sendable {
         idleTimeout = .nanoseconds(Int64(max(0.001, config.idleConnectionTimeout) * 1e9))
     }
 
+    /// One executor per event loop of the group, for bulk loads (``BulkLoadExecuting``).
+    var executors: [any TaskExecutor] { group.makeIterator().map { EventLoopTaskExecutor($0) } }
+
     /// Whether this client carries `url`: plain `http` with a host.
     static func handles(_ url: URL) -> Bool {
         url.scheme?.lowercased() == "http" && !(url.host ?? "").isEmpty

@@ -100,36 +100,42 @@ public final class ImagePrefetcher: Sendable {
 
     private func run(_ token: PrefetchToken, settings: Settings) async {
         let next = NextIndex()
-        let urls = token.urls
-        let repeats = PrefetchRepeats(urls)
-        let workers = max(1, min(settings.maxConcurrentPrefetchCount, urls.count))
+        let repeats = PrefetchRepeats(token.urls)
+        let workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
+        // On the lean client's event loops when the loader has them (a load then resumes where its
+        // response arrived), spread round-robin; elsewhere on the cooperative pool.
         let executors = (manager.imageLoader as? any BulkLoadExecuting)?.bulkExecutors ?? []
         await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<workers where !urls.isEmpty {
+            for worker in 0..<workers where !token.urls.isEmpty {
                 let executor = executors.isEmpty ? nil : executors[worker % executors.count]
                 group.addTask(executorPreference: executor) {
-                  await PreferredExecutor.$current.withValue(executor) {
-                    let limit = settings.maxConcurrentPrefetchCount
-                    while !Task.isCancelled {
-                        let index = next.take()
-                        guard index < urls.count else { return }
-                        let url = urls[index]
-                        let succeeded: Bool?
-                        if repeats.isRepeat(index) {
-                            succeeded = await repeats.outcome(forRepeat: index)
-                        } else {
-                            succeeded = await self.load(url, settings: settings, limit: limit)
-                            repeats.finish(index, outcome: succeeded)
-                        }
-                        guard let succeeded, token.record(succeeded: succeeded, observe: { _, _ in
-                            self.notify(settings.observer, url: url, succeeded: succeeded)
-                        }) else { return }
+                    await PreferredExecutor.$current.withValue(executor) {
+                        await self.work(token, next: next, repeats: repeats, settings: settings)
                     }
-                  }
                 }
             }
         }
         token.complete()  // a no-op once cancelled
+    }
+
+    /// One worker: takes the next list position until the list is done or the prefetch cancelled.
+    private func work(_ token: PrefetchToken, next: NextIndex, repeats: PrefetchRepeats, settings: Settings) async {
+        let urls = token.urls
+        while !Task.isCancelled {
+            let index = next.take()
+            guard index < urls.count else { return }
+            let url = urls[index]
+            let succeeded: Bool?
+            if repeats.isRepeat(index) {
+                succeeded = await repeats.outcome(forRepeat: index)
+            } else {
+                succeeded = await load(url, settings: settings, limit: settings.maxConcurrentPrefetchCount)
+                repeats.finish(index, outcome: succeeded)
+            }
+            guard let succeeded, token.record(succeeded: succeeded, observe: { _, _ in
+                self.notify(settings.observer, url: url, succeeded: succeeded)
+            }) else { return }
+        }
     }
 
     /// One load in the window: `true` loaded, `false` failed, `nil` cancelled with the prefetch

@@ -105,6 +105,8 @@ final class HTTP1Transport: Sendable {
 
     /// A connection that finished a response and may carry another.
     func release(_ connection: HTTP1Connection) {
+        // Marked idle before it is in the pool: a send that takes it from there at once marks it busy after.
+        let needsTimer = connection.becameIdle()
         let keep = state.withLock { state -> Bool in
             guard !state.isShutDown, connection.isOpen, state.idle[connection.key, default: []].count < idleLimitPerHost,
                   state.idleCount < idleLimit
@@ -114,7 +116,7 @@ final class HTTP1Transport: Sendable {
             return true
         }
         guard keep else { return connection.close() }
-        if connection.becameIdle() { armIdleTimer(connection, in: idleTimeout) }
+        if needsTimer { armIdleTimer(connection, in: idleTimeout) }
     }
 
     /// Closes `connection` once it has sat in the pool for the idle timeout. One timer per

@@ -90,16 +90,6 @@ struct PrefetchCommand: AsyncParsableCommand {
         if !snapshot.failed.isEmpty { throw ExitCode(2) }
     }
 
-    /// Whether `directory` holds no cache entry: missing, or only dot-files (temp files, the metadata folder).
-    private static func holdsNoEntries(_ directory: String) -> Bool {
-        guard let folder = opendir(directory) else { return true }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            if entry.pointee.d_name.0 != CChar(UInt8(ascii: ".")) { return false }
-        }
-        return true
-    }
-
     /// Runs the prefetch with the progress display and Ctrl-C handling; answers whether it was
     /// interrupted and the final counts.
     private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally, logger: Logger) async -> (Bool, PrefetchTally.Snapshot) {
@@ -107,7 +97,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         // per URL in the manager, so a re-run over a warm cache is quick; a cache with no entry yet
         // (a first run) is not asked at all.
         var pending: [URL] = []
-        let mayHold = !Self.holdsNoEntries(pipeline.cache.diskCache.directory.path)
+        let mayHold = pipeline.cache.diskCache.mayHoldEntries
         for url in list {
             if mayHold, let key = pipeline.manager.cacheKey(for: url), pipeline.cache.diskCache.containsData(forKey: key) {
                 tally.record(url, succeeded: true)

@@ -62,7 +62,7 @@ extension DiskCache {
         for (name, info) in DiskCacheFiles.list(directoryPath) {
             if name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
                 if info.modificationDate < staleBefore { DiskCacheFiles.remove(dataPath(name)) }
-            } else if !name.hasPrefix("."), info.isRegularFile {
+            } else if DiskCacheFiles.isEntryName(name), info.isRegularFile {
                 var entry = Entry(info)
                 if attributesReadable {
                     if let size = DiskCacheAttribute.size(atPath: dataPath(name)) {

@@ -177,6 +177,11 @@ public final class DiskCache: Sendable {
         directoryPath + "/" + CacheKeys.diskFileName(forKey: key)
     }
 
+    /// Whether the folder may hold entries: `false` only when it holds none (missing, or only temp
+    /// and metadata files). Reads names up to the first entry, without building the index — a bulk
+    /// load can skip asking ``containsData(forKey:)`` for every URL of a first run.
+    public var mayHoldEntries: Bool { DiskCacheFiles.holdsEntry(directoryPath) }
+
     /// Whether a file exists for `key`, under its name or the old extension-less one.
     public func containsData(forKey key: String) -> Bool {
         candidateNames(forKey: key).contains { DiskCacheFiles.info(atPath: dataPath($0)) != nil }

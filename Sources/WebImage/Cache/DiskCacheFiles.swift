@@ -154,6 +154,24 @@ enum DiskCacheFiles {
     }
 
     /// Every name in `directory` with its `lstat`; empty when the directory does not exist.
+    /// Whether `name` in the cache folder is an entry: temp files and the metadata folder are hidden.
+    static func isEntryName(_ name: String) -> Bool {
+        !name.hasPrefix(".")
+    }
+
+    /// Whether `directory` holds any entry, reading names only until the first one (no `stat`).
+    static func holdsEntry(_ directory: String) -> Bool {
+        guard let dir = opendir(directory) else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if isEntryName(name) { return true }
+        }
+        return false
+    }
+
     static func list(_ directory: String) -> [(name: String, info: DiskCacheFileInfo)] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }

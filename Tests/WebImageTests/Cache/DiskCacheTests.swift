@@ -98,6 +98,19 @@ struct DiskCacheTests {
         #expect(cache.data(forKey: "k") == bytes(10))
     }
 
+    @Test("mayHoldEntries is false for a missing folder or one with only temp and metadata files, true once it holds an entry")
+    func mayHoldEntries() throws {
+        let dir = try TemporaryCacheDirectory()
+        let nested = dir.url.appendingPathComponent("fresh")
+        let cache = DiskCache(directory: nested)
+        #expect(!cache.mayHoldEntries)
+        try FileManager.default.createDirectory(atPath: nested.path + "/.meta", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: nested.path + "/.tmp-crashed", contents: bytes(5)))
+        #expect(!cache.mayHoldEntries)
+        try cache.store(bytes(10), forKey: "k")
+        #expect(cache.mayHoldEntries)
+    }
+
     @Test func theLastStoreOfAKeyWins() throws {
         let dir = try TemporaryCacheDirectory()
         let cache = DiskCache(directory: dir.url)

@@ -19,11 +19,7 @@ struct DownloadFailureTests {
     @Test("a request's own timeout (a modifier's DownloadRequest.timeout) wins over the downloader's, both ways")
     func requestTimeout() async throws {
         func timeout(_ seconds: TimeInterval) -> ImageLoaderContext {
-            ImageLoaderContext(requestModifier: RequestModifier { request in
-                var request = request
-                request.timeout = seconds
-                return request
-            })
+            ImageLoaderContext(requestModifier: RequestModifier.timeout(seconds))
         }
         // The headers come after 1.5 s: a generous downloader, a strict request.
         try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(20) }) { origin, downloader in

@@ -106,13 +106,9 @@ struct FaultMatrixTests {
 
             // The same manager, downloader and cache keep serving — with a generous timeout of its
             // own: a 0.5 s one (the timeout rows') once ran out on a loaded machine.
-            let patient = RequestModifier { request in
-                var request = request
-                request.timeout = TestTiming.seconds(10)
-                return request
-            }
             let good = try await manager.loadImage(
-                with: healthy.url("/fixtures/png-rgb.png"), context: WebImageContext(requestModifier: patient))
+                with: healthy.url("/fixtures/png-rgb.png"),
+                context: WebImageContext(requestModifier: RequestModifier.timeout(TestTiming.seconds(10))))
             #expect(good.image.width > 0)
         }
     }
@@ -139,11 +135,7 @@ struct FaultMatrixTests {
             // The requests' own idle timeout, not the downloader's: that one is also the connect
             // timeout, and a 0.5 s connect once failed the healthy load after the fault on a
             // machine busy with the whole suite.
-            config.requestModifier = RequestModifier { request in
-                var request = request
-                request.timeout = TestTiming.seconds(0.5)
-                return request
-            }
+            config.requestModifier = RequestModifier.timeout(TestTiming.seconds(0.5))
         }
         config.cookieJar = CookieJar()
         row.configure(&config)

@@ -1,4 +1,5 @@
 import Foundation
+@testable import WebImage
 
 /// How much slower than a plain debug build this run is expected to be. `scripts/tsan` sets
 /// `WEBIMAGE_TEST_TIME_SCALE` (ThreadSanitizer runs the suite 5-15x slower, and its TLS handshakes
@@ -13,4 +14,15 @@ enum TestTiming {
 
     /// `seconds` stretched by ``scale``.
     static func seconds(_ seconds: Double) -> Double { seconds * scale }
+}
+
+extension RequestModifier {
+    /// Sets the request's own idle timeout (``DownloadRequest/timeout``), leaving the rest.
+    static func timeout(_ seconds: TimeInterval) -> RequestModifier {
+        RequestModifier { request in
+            var request = request
+            request.timeout = seconds
+            return request
+        }
+    }
 }

@@ -9,10 +9,7 @@ extension ImageManager {
 
     /// The answer, and whether it is the refreshCached image already sent (a 304).
     func perform(_ request: LoadRequest, operation: CombinedOperation) async throws(WebImageError) -> (ImageResult, Bool) {
-        let url = request.url
-        guard !url.absoluteString.isEmpty else { throw fail(.invalidURL(""), request) }
-        if isBlocked(request) { throw fail(.blackListed, request) }
-
+        try checkAdmitted(request)
         var cached: ImageResult?
         if let key = request.key, !request.options.contains(.fromLoaderOnly) {
             cached = await queryCache(request, key: key)
@@ -58,33 +55,22 @@ extension ImageManager {
     private func download(
         _ request: LoadRequest, cached: ImageResult?, operation: CombinedOperation
     ) async throws(WebImageError) -> (ImageResult, Bool) {
-        let url = request.url
-        let mayDownload = !request.options.contains(.fromCacheOnly)
-            && (request.settings.shouldDownload?(url) ?? true)
-            && request.loader.canRequestImage(for: url)
-        guard mayDownload else {
+        if let refusal = downloadRefusal(request) {
             if let cached { return (cached, true) }  // already sent as the refreshCached answer
-            throw fail(request.loader.canRequestImage(for: url) ? .notInCache : .invalidURL(url.absoluteString), request)
+            throw fail(refusal, request)
         }
         let validators = cached == nil ? nil : await cachedValidators(request)
         var progress: ImageLoaderProgressHandler?
         if operation.wantsProgress { progress = { @Sendable in operation.send(.progress($0)) } }
         let loaded: ImageLoaderResult
         do {
-            loaded = try await request.loader.loadImage(
-                with: url, options: request.options.downloaderOptions,
-                context: request.loaderContext(cachedValidators: validators, cachedImage: validators == nil ? nil : cached?.image),
+            loaded = try await callLoader(
+                request, context: request.loaderContext(cachedValidators: validators, cachedImage: validators == nil ? nil : cached?.image),
                 progress: progress)
         } catch {
             if error == .cacheNotModified, let cached { return (cached, true) }  // 304: the cached image stands
-            if error != .cancelled {
-                let block = request.settings.shouldBlockFailedURL?(url, error)
-                    ?? request.loader.shouldBlockFailedURL(url, error: error)
-                if block { failedURLs.insert(url) }
-            }
-            throw fail(error, request)
+            throw recordFailure(error, request)
         }
-        if request.options.contains(.retryFailed) { failedURLs.remove(url) }
         if loaded.isNotModified, let cached {
             if let fresh = loaded.validators, let cache = request.originalCache as? ImageCache, let key = request.originalKey {
                 // Not awaited: the answer need not wait behind every queued disk read and write.
@@ -95,6 +81,41 @@ extension ImageManager {
         instrumentation.downloaded(bytes: loaded.data.count)  // a 304's data is the cached copy, not a download
         try checkCancelled(operation)
         return (await finishDownload(loaded, request: request), false)
+    }
+
+    /// Fails a load that may not start: an empty URL, or one on the blocklist.
+    func checkAdmitted(_ request: LoadRequest) throws(WebImageError) {
+        guard !request.url.absoluteString.isEmpty else { throw fail(.invalidURL(""), request) }
+        if isBlocked(request) { throw fail(.blackListed, request) }
+    }
+
+    /// Why `request` may not go to the loader (only the cache may answer it), or `nil`.
+    func downloadRefusal(_ request: LoadRequest) -> WebImageError? {
+        let url = request.url
+        guard request.loader.canRequestImage(for: url) else { return .invalidURL(url.absoluteString) }
+        guard !request.options.contains(.fromCacheOnly), request.settings.shouldDownload?(url) ?? true else { return .notInCache }
+        return nil
+    }
+
+    /// The loader's answer; a success under ``WebImageOptions/retryFailed`` takes the URL off the blocklist.
+    func callLoader(
+        _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async throws(WebImageError) -> ImageLoaderResult {
+        let loaded = try await request.loader.loadImage(
+            with: request.url, options: request.options.downloaderOptions, context: context, progress: progress)
+        if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
+        return loaded
+    }
+
+    /// Blocklists the URL when the rules say `error` warrants it (never for a cancel), counts the
+    /// failure, and returns it to throw.
+    func recordFailure(_ error: WebImageError, _ request: LoadRequest) -> WebImageError {
+        if error != .cancelled {
+            let block = request.settings.shouldBlockFailedURL?(request.url, error)
+                ?? request.loader.shouldBlockFailedURL(request.url, error: error)
+            if block { failedURLs.insert(request.url) }
+        }
+        return fail(error, request)
     }
 
     /// Transform and store a downloaded image, then answer (or store after answering).
@@ -152,7 +173,7 @@ extension ImageManager {
     /// Stores in the cache. The memory tier of an ``ImageCache`` is filled before this returns
     /// either way, so the answer is a memory hit for the next load at once; the disk write is
     /// awaited only with `wait` (``WebImageOptions/waitStoreCache``).
-    private func store(
+    func store(
         _ image: Image?, data: Data?, key: String, in target: any ImageCaching, cacheType: ImageCacheType,
         validators: HTTPValidators?, wait: Bool
     ) async {
@@ -188,11 +209,11 @@ extension ImageManager {
         return cache.diskCache.validators(forKey: key)
     }
 
-    private func checkCancelled(_ operation: CombinedOperation) throws(WebImageError) {
-        if operation.isCancelled || Task.isCancelled { throw .cancelled }
+    func checkCancelled(_ operation: CombinedOperation?) throws(WebImageError) {
+        if operation?.isCancelled == true || Task.isCancelled { throw .cancelled }
     }
 
-    private func fail(_ error: WebImageError, _ request: LoadRequest) -> WebImageError {
+    func fail(_ error: WebImageError, _ request: LoadRequest) -> WebImageError {
         instrumentation.failed(request.url, error: error)
         return error
     }

@@ -107,11 +107,15 @@ public final class ImageManager: Sendable {
     public func loadImage(
         with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
     ) async throws(WebImageError) -> ImageResult {
-        let request: LoadRequest
         switch begin(url, options: options, context: context) {
         case .answered(let hit): return hit
-        case .longWay(let prepared): request = prepared
+        case .longWay(let request): return try await loadTheLongWay(request)
         }
+    }
+
+    /// Runs `request` as its own operation (shared with callers of the same image, reached by
+    /// ``cancelAll()``) for the awaiting task; cancelling the task cancels this caller's part.
+    func loadTheLongWay(_ request: LoadRequest) async throws(WebImageError) -> ImageResult {
         let holder = Mutex<CombinedOperation?>(nil)
         let result: Result<ImageResult, WebImageError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -223,7 +227,9 @@ public final class ImageManager: Sendable {
         return loadImage(with: url, options: options, context: WebImageContext(), progress: progress, completed: completed)
     }
 
-    /// Cancels every running load (each answers ``WebImageError/cancelled``).
+    /// Cancels every running load (each answers ``WebImageError/cancelled``). A prefetch that
+    /// stores to disk only runs its loads in its own tasks: ``ImagePrefetcher/cancelPrefetching()``
+    /// stops those.
     public func cancelAll() {
         let operations = running.withLock { $0.values }
         for operation in operations { operation.cancel() }

@@ -6,6 +6,11 @@ import Synchronization
 /// ends, at low priority so on-screen loads go first. A URL listed twice is loaded once; the
 /// repeat counts with the first one's outcome.
 ///
+/// With ``WebImageContext/storeCacheType`` `.disk` (and no transform, thumbnail, serializer or
+/// refresh) a load only puts the checked bytes on disk, straight from the loader: no image is
+/// kept in memory, and a disk query (`queryCacheType` `.disk`) takes bytes already there without
+/// decoding them — the bulk setting, as `webimage prefetch` uses it.
+///
 /// Through a downloader on the lean HTTP/1.1 client (``DownloaderConfig/Transport/http1``) the
 /// loads run on the client's event loops, callbacks included: keep those short.
 public final class ImagePrefetcher: Sendable {
@@ -144,7 +149,7 @@ public final class ImagePrefetcher: Sendable {
         guard await window.enter(limit: limit) else { return nil }
         defer { window.leave(limit: limit) }
         do {
-            _ = try await manager.loadImage(with: url, options: settings.options, context: settings.context)
+            try await manager.warmCache(for: url, options: settings.options, context: settings.context)
             return true
         } catch {
             // Cancelled with the prefetch (the task, before the token hears of it).

@@ -18,10 +18,17 @@ final class PrefetchWindow: Sendable {
 
     /// Waits for a place; `false` when the task was cancelled while waiting (no place taken).
     func enter(limit: Int) async -> Bool {
-        let id = state.withLock { state -> UInt64 in
+        // A free place is taken without suspending: one prefetch call never has more workers
+        // than places, so this is every load of it (a suspension is a hop through the executor).
+        let id = state.withLock { state -> UInt64? in
+            if state.inFlight < max(1, limit), state.waiters.isEmpty {
+                state.inFlight += 1
+                return nil
+            }
             state.nextID += 1
             return state.nextID
         }
+        guard let id else { return true }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let admitted = state.withLock { state -> Bool in

@@ -68,6 +68,8 @@ struct ImageScaleTests {
         ("https://example.com/a@3x.b@2x.png", 2.0),  // @2x is looked for first, as SD does
         ("abcd@2x.", 2.0),  // the marker at the very end
         ("https://example.com/a@2y.png", 1.0),
+        ("https://example.com/a%403x.png@", 3.0),  // escaped 3x; a marker cut off at the end
+        ("https://example.com/a%4", 1.0),
     ])
     func scale(key: String, expected: Double) {
         #expect(ImageScale.scaleFactor(forKey: key) == expected)

@@ -17,19 +17,30 @@ enum URLList {
     }
 
     static func parse(_ text: String) -> [URL] {
-        lines(of: text).compactMap { line in
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+        // An ASCII list (any list of plain URLs) is split and trimmed on its bytes: by Character
+        // (grapheme breaking) and with Foundation's trimming, each cost more per URL than the rest
+        // of reading the list.
+        let isASCII = text.utf8.allSatisfy { $0 < 0x80 }
+        return lines(of: text, isASCII: isASCII).compactMap { line in
+            let trimmed = isASCII ? trimmingSpacesAndTabs(line) : Substring(line.trimmingCharacters(in: .whitespaces))
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
-            return CLIPipeline.url(from: trimmed)
+            return CLIPipeline.url(from: String(trimmed))
         }
     }
 
-    /// The lines of `text`. An ASCII list (any list of plain URLs) is split on its bytes; splitting
-    /// by Character (grapheme breaking) cost more per URL than the rest of reading the list.
-    private static func lines(of text: String) -> [Substring] {
-        let utf8 = text.utf8
-        guard utf8.allSatisfy({ $0 < 0x80 }) else { return text.split(whereSeparator: \.isNewline) }
+    private static func lines(of text: String, isASCII: Bool) -> [Substring] {
+        guard isASCII else { return text.split(whereSeparator: \.isNewline) }
         // The ASCII newlines Character.isNewline knows: LF, VT, FF, CR.
-        return utf8.split { (0x0A...0x0D).contains($0) }.map { Substring($0) }
+        return text.utf8.split { (0x0A...0x0D).contains($0) }.map { Substring($0) }
+    }
+
+    /// `line` without the spaces and tabs around it (the ASCII part of `CharacterSet.whitespaces`).
+    private static func trimmingSpacesAndTabs(_ line: Substring) -> Substring {
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let bytes = line.utf8
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
+            return ""
+        }
+        return Substring(bytes[first...last])
     }
 }

@@ -4,46 +4,62 @@
 /// Written here because swift-corelibs-foundation has no CommonCrypto and the package should not
 /// pull in a crypto library for one 16-byte name.
 enum MD5 {
+    typealias State = (UInt32, UInt32, UInt32, UInt32)
+
     /// The 16-byte digest of `bytes`.
     static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var state: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476)
-        // Padding: 0x80, zeros up to 56 mod 64, then the bit length as a little-endian UInt64.
-        var message = Array(bytes)
-        let bitLength = UInt64(message.count) &* 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for i in 0..<8 { message.append(UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(i)))) }
-
-        message.withUnsafeBufferPointer { buffer in
-            var block = [UInt32](repeating: 0, count: 16)
-            for offset in stride(from: 0, to: buffer.count, by: 64) {
-                for i in 0..<16 {
-                    let b = offset + i * 4
-                    block[i] = UInt32(buffer[b]) | UInt32(buffer[b + 1]) << 8
-                        | UInt32(buffer[b + 2]) << 16 | UInt32(buffer[b + 3]) << 24
-                }
-                compress(&state, block)
-            }
+        let state = hash(bytes)
+        return [state.0, state.1, state.2, state.3].flatMap { word in
+            (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * UInt32($0))) }
         }
-
-        var out: [UInt8] = []
-        out.reserveCapacity(16)
-        for word in [state.0, state.1, state.2, state.3] {
-            for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: word >> (8 * UInt32(i)))) }
-        }
-        return out
     }
 
-    /// The digest as 32 lowercase hex digits (SD's `%02x` × 16).
+    /// The digest as 32 lowercase hex digits (SD's `%02x` × 16), written without a byte array in
+    /// between: every disk cache store names its file this way.
     static func hexDigest(_ bytes: some Collection<UInt8>) -> String {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var chars: [UInt8] = []
-        chars.reserveCapacity(32)
-        for byte in digest(bytes) {
-            chars.append(hex[Int(byte >> 4)])
-            chars.append(hex[Int(byte & 0x0f)])
+        let state = hash(bytes)
+        return String(unsafeUninitializedCapacity: 32) { out in
+            for (index, word) in [state.0, state.1, state.2, state.3].enumerated() {
+                for byte in 0..<4 {
+                    let value = UInt8(truncatingIfNeeded: word >> (8 * UInt32(byte)))
+                    out[index * 8 + byte * 2] = hexDigit(value >> 4)
+                    out[index * 8 + byte * 2 + 1] = hexDigit(value & 0x0f)
+                }
+            }
+            return 32
         }
-        return String(decoding: chars, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+
+    /// The final state after `bytes` and the padding: 0x80, zeros up to 56 mod 64, then the bit
+    /// length as a little-endian UInt64. Blocks are filled in place, two at most for the tail.
+    private static func hash(_ bytes: some Collection<UInt8>) -> State {
+        var state: State = (0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer in
+            let block = buffer.baseAddress!
+            var filled = 0
+            var length: UInt64 = 0
+            for byte in bytes {
+                block[filled] = byte
+                filled += 1
+                length &+= 1
+                if filled == 64 {
+                    compress(&state, block)
+                    filled = 0
+                }
+            }
+            block[filled] = 0x80
+            let end = filled < 56 ? 64 : 128
+            (block + filled + 1).initialize(repeating: 0, count: end - 8 - filled - 1)
+            let bitLength = length &* 8
+            for index in 0..<8 { block[end - 8 + index] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index))) }
+            compress(&state, block)
+            if end == 128 { compress(&state, block + 64) }
+        }
+        return state
     }
 
     /// Per-round left-rotation amounts (RFC 1321 §3.4).
@@ -67,7 +83,8 @@ enum MD5 {
     ]
 
     /// One 64-byte block into the running state.
-    private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32), _ block: [UInt32]) {
+    private static func compress(_ state: inout State, _ block: UnsafePointer<UInt8>) {
+        let words = UnsafeRawPointer(block)
         var (a, b, c, d) = state
         for i in 0..<64 {
             let f: UInt32
@@ -78,7 +95,8 @@ enum MD5 {
             case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) % 16
             default: f = c ^ (b | ~d); g = (7 * i) % 16
             }
-            let sum = a &+ f &+ constants[i] &+ block[g]
+            let word = UInt32(littleEndian: words.loadUnaligned(fromByteOffset: g * 4, as: UInt32.self))
+            let sum = a &+ f &+ constants[i] &+ word
             let rotated = (sum << shifts[i]) | (sum >> (32 - shifts[i]))
             (a, b, c, d) = (d, b &+ rotated, b, c)
         }

@@ -16,12 +16,12 @@ struct PrefetchCommandTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let list = dir.appendingPathComponent("urls.txt")
         try """
-            # three images, a missing one and a web page; CRLF and tab-indented lines too
+            # three images, a missing one and a web page; CRLF, tab-indented and space-trailed lines too
             \(origin.url("/a.jpg"))
 
               \(origin.url("/b.png"))
             \(origin.url("/missing.jpg"))\r
-            \t\(origin.url("/c.webp"))\r
+            \t\(origin.url("/c.webp")) \t\r
             \(origin.url("/page.jpg"))
             """.write(to: list, atomically: true, encoding: .utf8)
         let cache = dir.appendingPathComponent("cache")

@@ -8,7 +8,7 @@ struct CLIPipeline {
     let downloader: ImageDownloader
     let manager: ImageManager
 
-    /// The cache in `options`' directory with its size limit; `transport` carries plain `http`
+    /// The cache in `options`' directory with its size limit; `transport` carries the downloads
     /// (`prefetch`, the bulk command, asks for the lean ``DownloaderConfig/Transport/http1``).
     init(
         cache options: CacheDirectoryOption, concurrency: Int = DownloaderConfig().maxConcurrentDownloads,

@@ -71,7 +71,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         } catch {
             CLIError.exit(with: error.message)
         }
-        // Bulk work: plain http through the lean client (less than half of AsyncHTTPClient's CPU per image).
+        // Bulk work: through the lean client (less than half of AsyncHTTPClient's CPU per image).
         let pipeline = CLIPipeline(cache: cacheDirectory, concurrency: concurrency, transport: .http1)
         let tally = PrefetchTally(total: list.count, disk: pipeline.cache.diskCache)
         let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally, logger: logger)

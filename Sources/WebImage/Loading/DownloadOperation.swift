@@ -10,7 +10,7 @@ import Synchronization
 /// What an operation needs from its downloader.
 struct DownloadEnvironment: Sendable {
     let client: HTTPClient
-    /// The lean client for plain `http` (``DownloaderConfig/Transport/http1``), if the downloader uses it.
+    /// The lean client (``DownloaderConfig/Transport/http1``), if the downloader uses it.
     let http1: HTTP1Transport?
     let config: DownloaderConfig
     let queue: DownloadQueue
@@ -275,7 +275,7 @@ struct TransferOutput: Sendable {
 }
 
 extension HTTPClient.Request {
-    /// `request` for AsyncHTTPClient (the operation's own request, or a lean exchange's `https` hop).
+    /// `request` for AsyncHTTPClient.
     init(_ request: DownloadRequest, tlsConfiguration: TLSConfiguration?) throws {
         try self.init(
             url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: HTTPHeaders(request.headerFields),

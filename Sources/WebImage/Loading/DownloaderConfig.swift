@@ -12,19 +12,19 @@ public struct DownloaderConfig: Sendable {
         case lifo
     }
 
-    /// The HTTP client that carries plain `http` downloads (`https` always goes through
-    /// AsyncHTTPClient, as does everything on a downloader made with the app's own `HTTPClient`).
+    /// The HTTP client that carries downloads (everything on a downloader made with the app's own
+    /// `HTTPClient` goes through that client).
     public enum Transport: Sendable, Hashable {
         /// AsyncHTTPClient for every request (the default).
         case asyncHTTPClient
-        /// A lean HTTP/1.1 client on SwiftNIO for `http` (``ImageDownloader`` keeps its
+        /// A lean HTTP/1.1 client on SwiftNIO for `http` and `https` (``ImageDownloader`` keeps its
         /// connections): less than half of AsyncHTTPClient's CPU per request, for bulk work
-        /// (`webimage prefetch` uses it). Redirects, timeouts, limits and checks behave the same.
+        /// (`webimage prefetch` uses it). TLS, redirects, timeouts, limits and checks behave the same.
         /// An ``ImagePrefetcher`` over it runs its loads, and its callbacks, on the client's event loops.
         case http1
     }
 
-    /// Which client carries plain `http` downloads. Default ``Transport/asyncHTTPClient``.
+    /// Which client carries downloads. Default ``Transport/asyncHTTPClient``.
     public var transport: Transport = .asyncHTTPClient
 
     /// Downloads in flight at once; the rest wait in the downloader's queue. Default 6.

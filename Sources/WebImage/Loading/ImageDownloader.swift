@@ -27,8 +27,8 @@ public final class ImageDownloader: ImageLoader {
     /// Whether ``shutdown()`` shuts the client down: only one this downloader made.
     private let ownsClient: Bool
     private let queue: DownloadQueue
-    /// The lean client for `http`, when the config asks for it and the client is the downloader's own.
-    private let http1: HTTP1Transport?
+    /// The lean client, when the config asks for it and the client is the downloader's own.
+    let http1: HTTP1Transport?
     private let hub = DownloaderEventHub()
     private let state: Mutex<State>
 
@@ -51,7 +51,7 @@ public final class ImageDownloader: ImageLoader {
         self.config = config
         self.client = client
         self.ownsClient = ownsClient
-        http1 = ownsClient && config.transport == .http1 ? HTTP1Transport(client: client, config: config) : nil
+        http1 = ownsClient && config.transport == .http1 ? HTTP1Transport(config: config) : nil
         var headers: HTTPFields = [.accept: DownloaderConfig.defaultAccept, .userAgent: config.userAgent]
         headers.overlay(config.httpHeaders)
         state = Mutex(State(headers: headers))

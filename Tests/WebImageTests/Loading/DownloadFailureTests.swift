@@ -191,6 +191,12 @@ struct DownloadFailureTests {
 
             for index in 0..<5 { origin.route("/c\(index)", .redirect(to: "/c\(index + 1)")) }
             #expect(await error(downloader, origin.url("/c0")) == .transport(.tooManyRedirects(limit: 3)))
+
+            // Only to http(s): a redirect elsewhere is the answer, and its status is refused.
+            origin.route("/to-ftp", .redirect(to: "ftp://127.0.0.1/final.png"))
+            origin.route("/to-file", .redirect(to: "file:///etc/passwd"))
+            #expect(await error(downloader, origin.url("/to-ftp")) == .invalidDownloadStatusCode(302))
+            #expect(await error(downloader, origin.url("/to-file")) == .invalidDownloadStatusCode(302))
         }
     }
 }

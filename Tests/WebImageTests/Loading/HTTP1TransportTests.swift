@@ -105,7 +105,30 @@ struct HTTP1TransportTests {
         }
     }
 
-    @Test("a redirect from http to https goes on through AsyncHTTPClient, which checks the certificate (and skips the check only when asked)")
+    @Test("speaks TLS itself: a self-signed origin fails the certificate check unless asked not to check; kept-alive connections that skipped it never carry a load that wants it")
+    func tls() async throws {
+        let secure = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
+        secure.route("/s.png", .fixture("png-rgb.png"))
+        let png = try Fixtures.data("png-rgb.png")
+        try await withOrigin({ $0.transport = .http1 }) { _, downloader in
+            for index in 0..<5 {
+                let result = try await downloader.loadImage(with: secure.url("/s.png?\(index)"), options: .allowInvalidSSLCertificates)
+                #expect(result.data == png)
+            }
+            #expect(secure.connectionCount == 1)
+            #expect(downloader.http1?.idleConnectionCount == 1, "the lean client's pool holds the TLS connection")
+            // That connection waits in the pool unchecked: a load that wants the check makes its own, which fails.
+            let error = await #expect(throws: WebImageError.self) {
+                try await downloader.loadImage(with: secure.url("/s.png?checked"))
+            }
+            if case .transport(.secureConnectionFailed)? = error {} else { Issue.record("expected secureConnectionFailed, got \(String(describing: error))") }
+            #expect(secure.requestCount("/s.png") == 5)
+            #expect(secure.connectionCount == 2)
+        }
+        await secure.shutdown()
+    }
+
+    @Test("a redirect from http to https stays on the lean client, which checks the certificate (and skips the check only when asked)")
     func redirectToHTTPS() async throws {
         let secure = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
         secure.route("/s.png", .fixture("png-rgb.png"))
@@ -117,7 +140,8 @@ struct HTTP1TransportTests {
             if case .transport(.secureConnectionFailed)? = error {} else { Issue.record("expected secureConnectionFailed, got \(String(describing: error))") }
             let result = try await downloader.loadImage(with: origin.url("/to-https.png"), options: .allowInvalidSSLCertificates)
             #expect(result.data == (try Fixtures.data("png-rgb.png")))
-            #expect(secure.requestCount("/s.png") >= 1)
+            #expect(secure.requestCount("/s.png") == 1)
+            #expect(downloader.http1?.idleConnectionCount == 2, "both hops' connections back in the lean client's pool")
         }
         await secure.shutdown()
     }

@@ -20,16 +20,14 @@ final class HTTP1Exchange: TransferTask {
         var receivedHead = false
         var keepAlive = true
         var redirect: URL?
-        /// The rest of the chain, when a hop left plain http.
-        var fallback: HTTPClient.Task<Void>?
         var deadlineCheck: Scheduled<Void>?
         var failure: (any Error)?
         var isDone = false
     }
 
     let eventLoop: any EventLoop
-    /// For a hop to `https` (``DownloaderOptions/allowInvalidSSLCertificates``).
-    private let tlsConfiguration: TLSConfiguration?
+    /// For `https` hops: set only to skip the certificate check (``DownloaderOptions/allowInvalidSSLCertificates``).
+    let tlsConfiguration: TLSConfiguration?
     private let transfer: DownloadTransfer
     private let transport: HTTP1Transport
     private let state: Mutex<State>
@@ -131,11 +129,10 @@ final class HTTP1Exchange: TransferTask {
     // MARK: TransferTask
 
     func fail(reason: any Error) {
-        let (connection, fallback) = state.withLock { state in
+        let connection = state.withLock { state in
             state.failure = state.failure ?? reason
-            return (state.connection, state.fallback)
+            return state.connection
         }
-        if let fallback { return fallback.fail(reason: reason) }
         if let connection { connection.close() } else { end(reason) }
     }
 
@@ -171,33 +168,16 @@ final class HTTP1Exchange: TransferTask {
         }
         switch next {
         case .failure(let error): end(error)
-        case .success(let request) where HTTP1Transport.handles(request.url): transport.send(self, to: request.url)
-        case .success(let request): continueOnAsyncHTTPClient(request)
+        case .success(let request): transport.send(self, to: request.url)
         }
     }
 
-    /// A hop to `https` (or elsewhere): the rest of the chain through AsyncHTTPClient, into the same transfer.
-    private func continueOnAsyncHTTPClient(_ request: DownloadRequest) {
-        let httpRequest: HTTPClient.Request
-        do {
-            httpRequest = try HTTPClient.Request(request, tlsConfiguration: tlsConfiguration)
-        } catch {
-            return end(error)
-        }
-        let task = transport.client.execute(request: httpRequest, delegate: transfer)
-        transfer.watchFailures(task)
-        let failure = state.withLock { state in
-            state.fallback = task
-            state.isDone = true  // the transfer now hears the end from AsyncHTTPClient
-            return state.failure
-        }
-        if let failure { task.fail(reason: failure) }
-    }
-
-    /// Where a redirect response points, when it is one to follow.
+    /// Where a redirect response points, when it is one to follow: as AsyncHTTPClient, only to
+    /// `http` or `https` (a redirect elsewhere is the answer, and its status fails the download).
     private static func redirectTarget(_ head: HTTPResponseHead, from url: URL) -> URL? {
         guard [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "location"),
-              let target = URL(string: location, relativeTo: url)?.absoluteURL
+              let target = URL(string: location, relativeTo: url)?.absoluteURL,
+              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else { return nil }
         return target
     }

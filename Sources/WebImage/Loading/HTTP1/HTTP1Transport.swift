@@ -6,14 +6,15 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// A lean HTTP/1.1 client on SwiftNIO for plain `http` downloads (``DownloaderConfig/Transport/http1``):
-/// keep-alive connections per host and port, each carrying one request at a time, the next
+/// A lean HTTP/1.1 client on SwiftNIO for `http` and `https` downloads (``DownloaderConfig/Transport/http1``):
+/// keep-alive connections per scheme, host and port, each carrying one request at a time, the next
 /// request written from the event loop that finished the last. It exists for bulk work —
 /// AsyncHTTPClient costs about 100 µs of CPU per request on loopback, a bare NIO client about 45 (BENCHMARKS.md,
-/// "Bulk download") — and does only what a download needs: redirects (an `https` hop goes on
-/// through AsyncHTTPClient), a connect timeout, one retry of a request a reused connection
-/// dropped before answering, and cancellation. The transfer above it keeps the idle timer, the
-/// limits and every check, whichever client carries its bytes.
+/// "Bulk download") — and does only what a download needs: TLS as AsyncHTTPClient sets it up
+/// (NIOSSL, the system's trust roots, the host name checked — or the address, for an IP literal),
+/// redirects, a connect timeout, one retry of a request a reused connection dropped before
+/// answering, and cancellation. The transfer above it keeps the idle timer, the limits and every
+/// check, whichever client carries its bytes.
 final class HTTP1Transport: Sendable {
     private struct State {
         var idle: [String: [HTTP1Connection]] = [:]
@@ -31,8 +32,6 @@ final class HTTP1Transport: Sendable {
     }
 
     let group: any EventLoopGroup
-    /// For a redirect to `https`, which this client does not speak.
-    let client: HTTPClient
     let connectTimeout: TimeAmount
     let maximumRedirects: Int
     private let state = Mutex(State())
@@ -41,10 +40,12 @@ final class HTTP1Transport: Sendable {
     private let idleLimit = 256
     /// How long an idle connection is kept (``DownloaderConfig/idleConnectionTimeout``).
     private let idleTimeout: TimeAmount
+    /// TLS contexts, made on first use (each loads the trust roots): checking certificates, and
+    /// not checking them (``DownloaderOptions/allowInvalidSSLCertificates``).
+    private let tlsContexts = Mutex<[Bool: NIOSSLContext]>([:])
 
-    init(client: HTTPClient, config: DownloaderConfig, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    init(config: DownloaderConfig, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.group = group
-        self.client = client
         connectTimeout = .nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
         maximumRedirects = config.maximumRedirects
         idleTimeout = .nanoseconds(Int64(max(0.001, config.idleConnectionTimeout) * 1e9))
@@ -53,9 +54,10 @@ final class HTTP1Transport: Sendable {
     /// One executor per event loop of the group, for bulk loads (``BulkLoadExecuting``).
     var executors: [any TaskExecutor] { group.makeIterator().map { EventLoopTaskExecutor($0) } }
 
-    /// Whether this client carries `url`: plain `http` with a host.
+    /// Whether this client carries `url`: `http` or `https` with a host.
     static func handles(_ url: URL) -> Bool {
-        url.scheme?.lowercased() == "http" && !(url.host ?? "").isEmpty
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        return !(url.host ?? "").isEmpty
     }
 
     /// Starts `request`; the transfer hears everything, the returned exchange stops it.
@@ -72,8 +74,11 @@ final class HTTP1Transport: Sendable {
     /// Sends the exchange's current request on an idle connection to its host, or a new one.
     func send(_ exchange: HTTP1Exchange, to url: URL) {
         guard let host = url.host, !host.isEmpty else { return exchange.connectFailed(HTTPClientError.emptyHost) }
-        let port = url.port ?? 80
-        let key = "\(host.lowercased()):\(port)"
+        let secure = url.scheme?.lowercased() == "https"
+        let verifies = exchange.tlsConfiguration?.certificateVerification != CertificateVerification.none
+        let port = url.port ?? (secure ? 443 : 80)
+        // A connection that skipped the certificate check never carries a request that wants it.
+        let key = secure ? "https://\(host.lowercased()):\(port)\(verifies ? "" : " unverified")" : "\(host.lowercased()):\(port)"
         let reused = state.withLock { state -> HTTP1Connection? in
             guard !state.isShutDown, var list = state.idle[key], !list.isEmpty else { return nil }
             let index = list.lastIndex { $0.eventLoop === exchange.eventLoop } ?? list.count - 1
@@ -84,12 +89,24 @@ final class HTTP1Transport: Sendable {
         }
         if let reused { return reused.send(exchange) }
         if state.withLock({ $0.isShutDown }) { return exchange.connectFailed(HTTPClientError.alreadyShutdown) }
+        let tls: NIOSSLContext?
+        do {
+            tls = secure ? try tlsContext(verifying: verifies, configuration: exchange.tlsConfiguration) : nil
+        } catch {
+            return exchange.connectFailed(error)
+        }
         let connection = HTTP1Connection(key: key, transport: self, eventLoop: exchange.eventLoop)
         ClientBootstrap(group: exchange.eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        // No SNI for an IP literal (TLS forbids it); the certificate is then checked against the address.
+                        let isAddress = (try? SocketAddress(ipAddress: host, port: port)) != nil
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : host))
+                    }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(connection)
                 }
@@ -101,6 +118,23 @@ final class HTTP1Transport: Sendable {
                 case .failure(let error): exchange.connectFailed(error)
                 }
             }
+    }
+
+    /// Connections waiting in the pool, all hosts together.
+    var idleConnectionCount: Int { state.withLock { $0.idleCount } }
+
+    /// The TLS context for connections that check certificates (or, with `verifying` false, that
+    /// do not), as AsyncHTTPClient would set it up for HTTP/1.1.
+    private func tlsContext(verifying: Bool, configuration: TLSConfiguration?) throws -> NIOSSLContext {
+        if let made = tlsContexts.withLock({ $0[verifying] }) { return made }
+        var configuration = configuration ?? TLSConfiguration.makeClientConfiguration()
+        configuration.applicationProtocols = ["http/1.1"]
+        let context = try NIOSSLContext(configuration: configuration)
+        return tlsContexts.withLock { contexts in
+            if let made = contexts[verifying] { return made }  // another loop made it meanwhile
+            contexts[verifying] = context
+            return context
+        }
     }
 
     /// A connection that finished a response and may carry another.

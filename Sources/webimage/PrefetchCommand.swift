@@ -93,28 +93,18 @@ struct PrefetchCommand: AsyncParsableCommand {
     /// Runs the prefetch with the progress display and Ctrl-C handling; answers whether it was
     /// interrupted and the final counts.
     private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally, logger: Logger) async -> (Bool, PrefetchTally.Snapshot) {
-        // Entries already on disk cost a stat each here instead of a disk query (read and decode)
-        // per URL in the manager, so a re-run over a warm cache is quick; a cache with no entry yet
-        // (a first run) is not asked at all.
-        var pending: [URL] = []
-        let mayHold = pipeline.cache.diskCache.mayHoldEntries
-        for url in list {
-            if mayHold, let key = pipeline.manager.cacheKey(for: url), pipeline.cache.diskCache.containsData(forKey: key) {
-                tally.record(url, succeeded: true)
-            } else {
-                pending.append(url)
-            }
-        }
         var settings = ImagePrefetcher.Settings()
         // --concurrency bounds the downloads (the downloader's limit, as curl's --parallel-max);
         // the window holds twice that so checks and disk writes overlap the next downloads.
         settings.maxConcurrentPrefetchCount = concurrency * 2
         // The process exits when the list is done, so a store must be on disk before its load
         // counts; images are stored to disk only (nothing here reads memory, and without --decode
-        // the decoded image is a placeholder); the cache was checked above.
+        // the decoded image is a placeholder). A disk-only prefetch takes an entry already on disk
+        // for a stat, without reading or decoding it; a cache with no entry yet (a first run) is not
+        // asked at all.
         settings.options = [.lowPriority, .waitStoreCache, .retryFailed]
         settings.context.storeCacheType = .disk
-        settings.context.queryCacheType = .none
+        settings.context.queryCacheType = pipeline.cache.diskCache.mayHoldEntries ? .disk : .none
         if !decode { settings.context.imageCoder = StructureCheckCoder() }
         settings.observer = { event in
             guard case .didPrefetch(let url, let succeeded, _, _) = event else { return }
@@ -127,7 +117,7 @@ struct PrefetchCommand: AsyncParsableCommand {
 
         let progress = PrefetchProgress(tally: tally, enabled: !noProgress)
         let display = Task { await progress.run() }
-        let work = Task { _ = await prefetcher.prefetch(pending) }
+        let work = Task { _ = await prefetcher.prefetch(list) }
         let interrupt = InterruptSignal { work.cancel() }
         await work.value
         interrupt.stop()

@@ -153,7 +153,6 @@ enum DiskCacheFiles {
         }
     }
 
-    /// Every name in `directory` with its `lstat`; empty when the directory does not exist.
     /// Whether `name` in the cache folder is an entry: temp files and the metadata folder are hidden.
     static func isEntryName(_ name: String) -> Bool {
         !name.hasPrefix(".")
@@ -172,6 +171,7 @@ enum DiskCacheFiles {
         return false
     }
 
+    /// Every name in `directory` with its `lstat`; empty when the directory does not exist.
     static func list(_ directory: String) -> [(name: String, info: DiskCacheFileInfo)] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }

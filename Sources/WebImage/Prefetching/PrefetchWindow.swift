@@ -12,6 +12,13 @@ final class PrefetchWindow: Sendable {
         var inFlight = 0
         var waiters: [Waiter] = []
         var nextID: UInt64 = 0
+
+        /// Takes a place if one is free and nobody waits for it before us.
+        mutating func admit(limit: Int) -> Bool {
+            guard inFlight < max(1, limit), waiters.isEmpty else { return false }
+            inFlight += 1
+            return true
+        }
     }
 
     private let state = Mutex(State())
@@ -21,10 +28,7 @@ final class PrefetchWindow: Sendable {
         // A free place is taken without suspending: one prefetch call never has more workers
         // than places, so this is every load of it (a suspension is a hop through the executor).
         let id = state.withLock { state -> UInt64? in
-            if state.inFlight < max(1, limit), state.waiters.isEmpty {
-                state.inFlight += 1
-                return nil
-            }
+            if state.admit(limit: limit) { return nil }
             state.nextID += 1
             return state.nextID
         }
@@ -32,10 +36,7 @@ final class PrefetchWindow: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let admitted = state.withLock { state -> Bool in
-                    if state.inFlight < max(1, limit), state.waiters.isEmpty {
-                        state.inFlight += 1
-                        return true
-                    }
+                    if state.admit(limit: limit) { return true }
                     state.waiters.append(Waiter(id: id, continuation: continuation))
                     return false
                 }

@@ -88,9 +88,10 @@ struct DownloadFailureTests {
 
     @Test("a slow drip hits the idle timeout: a transient timedOut(.read)")
     func slowDrip() async throws {
-        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(1) }) { origin, downloader in
-            // A 40-byte chunk every 2 s: each gap is far past the idle timeout.
-            origin.route("/drip.png", .drip(.zeros(10_000), bytesPerSecond: Int(20 / TestTiming.scale), chunkSize: 40))
+        // The idle timeout also bounds connecting, which a machine busy with the whole suite has
+        // stretched past 1 s: 3 s against 8-s gaps.
+        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(3) }) { origin, downloader in
+            origin.route("/drip.png", .drip(.zeros(10_000), bytesPerSecond: Int(10 / TestTiming.scale), chunkSize: 80))
             let error = await error(downloader, origin.url("/drip.png"))
             #expect(error == .transport(.timedOut(.read)))
             #expect(error?.isTransient == true)
@@ -112,11 +113,13 @@ struct DownloadFailureTests {
 
     @Test("the resource timeout bounds a download that keeps trickling")
     func resourceTimeout() async throws {
-        try await withOrigin({ $0.resourceTimeout = TestTiming.seconds(0.2) }) { origin, downloader in
-            origin.route("/trickle", .drip(.zeros(100_000), bytesPerSecond: 5_000, chunkSize: 100))
+        // The resource timeout runs from the start, connecting included: 2 s, not less (as in the
+        // fault matrix, a machine busy with the whole suite stalls a loopback connect past 1 s).
+        try await withOrigin({ $0.resourceTimeout = TestTiming.seconds(2) }) { origin, downloader in
+            origin.route("/trickle", .drip(.zeros(100_000), bytesPerSecond: Int(5_000 / TestTiming.scale), chunkSize: 100))
             let start = ContinuousClock.now
             #expect(await error(downloader, origin.url("/trickle")) == .transport(.timedOut(.resource)))
-            #expect(start.duration(to: .now) < .seconds(10))  // the drip alone would take 20 s
+            #expect(start.duration(to: .now) < .seconds(TestTiming.seconds(10)))  // the drip alone would take 20 s
         }
     }
 

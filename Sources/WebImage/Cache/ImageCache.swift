@@ -132,7 +132,8 @@ public final class ImageCache: ImageCaching {
     /// Stores `image` in memory at once and `data` — or the image's original bytes, or the image
     /// encoded (``ImageCacheConfig/encodeOptions``) — on disk with `validators`; returns when the
     /// disk write is done. Throws the encoder's or the disk's error; the memory tier keeps the
-    /// image either way.
+    /// image either way. When a later store or removal of `key` overtakes this one (the last asked
+    /// for wins), this one returns once that later write is done.
     public func store(
         _ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType, validators: HTTPValidators?
     ) async throws {
@@ -161,8 +162,8 @@ public final class ImageCache: ImageCaching {
         guard cacheType.includesDisk else { return }
         let ticket = writeOrder.withLock { $0.ticket(for: key) }
         await io(barrier: true) {
-            _ = self.writeOrder.withLock { $0.land(ticket, for: key) }
             self.diskCache.removeData(forKey: key)
+            self.writeOrder.withLock { $0.end(ticket, for: key) }.forEach { $0() }
         }
     }
 
@@ -175,8 +176,9 @@ public final class ImageCache: ImageCaching {
     public func clear(_ cacheType: ImageCacheType) async {
         if cacheType.includesMemory { memoryCache.removeAll() }
         guard cacheType.includesDisk else { return }
-        writeOrder.withLock { $0.clear() }
+        let waiters = writeOrder.withLock { $0.clear() }
         await io(barrier: true) { self.diskCache.removeAll() }
+        waiters.forEach { $0() }
     }
 
     // MARK: - Disk maintenance
@@ -258,7 +260,7 @@ public final class ImageCache: ImageCaching {
 
     /// Writes `data`, or `image` encoded on the processing queue first, in the order asked for;
     /// `completion` gets the encoder's or the disk's error once the write landed (or was
-    /// superseded by a later write of the key, which is not an error).
+    /// superseded by a later write of the key, which is not an error, and that one is over too).
     private func writeToDisk(
         _ image: Image?, data: Data?, forKey key: String, validators: HTTPValidators?,
         completion: @escaping @Sendable ((any Error)?) -> Void
@@ -276,21 +278,20 @@ public final class ImageCache: ImageCaching {
             self.ioQueue.async(flags: .barrier) {
                 do {
                     try self.store(bytes, ticket: ticket, forKey: key, validators: validators)
-                    finish(nil)
+                    self.afterSettling(key) { finish(nil) }
                 } catch {
-                    finish(error)
+                    self.afterSettling(key) { finish(error) }
                 }
             }
         }
         if let data { return write(data) }
-        guard let image else { return finish(nil) }
+        guard let image else { return endWrite(ticket, forKey: key, then: { finish(nil) }) }
         let (coders, options) = (self.coders, config.encodeOptions)
         ImageWorkQueue.processing.async {
             do {
                 write(try ImageDiskEncoding.data(for: image, coders: coders, options: options))
             } catch {
-                _ = self.writeOrder.withLock { $0.land(ticket, for: key) }
-                finish(error)
+                self.endWrite(ticket, forKey: key) { finish(error) }
             }
         }
     }
@@ -301,8 +302,11 @@ public final class ImageCache: ImageCaching {
             // costs less than the two thread wake-ups of a hop to the disk queue and back (a bulk
             // prefetch spent more on those than on the writes): written on this thread.
             let ticket = writeOrder.withLock { $0.ticket(for: key) }
-            try ioQueue.sync { try store(data, ticket: ticket, forKey: key, validators: validators) }
-            return
+            let written = Result { try ioQueue.sync { try store(data, ticket: ticket, forKey: key, validators: validators) } }
+            if !writeOrder.withLock({ $0.isSettled(key) }) {
+                await withCheckedContinuation { continuation in afterSettling(key) { continuation.resume() } }
+            }
+            return try written.get()
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             writeToDisk(image, data: data, forKey: key, validators: validators) { error in
@@ -314,10 +318,24 @@ public final class ImageCache: ImageCaching {
     /// One disk write, in the disk queue's turn (a barrier for callback stores, a reader for
     /// awaited ones, whose caller waits anyway). Writes of one key keep their order at the
     /// rename, where the disk cache asks whether `ticket` is still the last store asked for.
+    /// Ends the ticket whatever happens; a caller to be told "done" waits for ``afterSettling(_:_:)``.
     private func store(_ bytes: Data, ticket: UInt64, forKey key: String, validators: HTTPValidators?) throws {
+        defer { writeOrder.withLock { $0.end(ticket, for: key) }.forEach { $0() } }
         try diskCache.store(bytes, forKey: key, validators: validators) {
-            self.writeOrder.withLock { $0.land(ticket, for: key) }
+            self.writeOrder.withLock { $0.isCurrent(ticket, for: key) }
         }
+    }
+
+    /// Ends the write with `ticket` without writing (its encode failed), then runs `then` once the key has settled.
+    private func endWrite(_ ticket: UInt64, forKey key: String, then: @escaping DiskWriteOrder.Waiter) {
+        writeOrder.withLock { $0.end(ticket, for: key) }.forEach { $0() }
+        afterSettling(key, then)
+    }
+
+    /// Runs `then` once no write of `key` is in flight: at once, unless this write was superseded
+    /// by one still going — a store is not reported done before what replaced it is on disk.
+    private func afterSettling(_ key: String, _ then: @escaping DiskWriteOrder.Waiter) {
+        if !writeOrder.withLock({ $0.whenSettled(key, then) }) { then() }
     }
 
     /// ``DiskCache/refreshValidators(_:forKey:)`` on the disk queue, after earlier stores of `key`.

@@ -149,6 +149,28 @@ struct ImageCacheCallbackTests {
         #expect(await cache.totalDiskCount() == 20)
     }
 
+    @Test("a store dropped for a later store of its key reports done only once that later one is on disk")
+    func supersededStoreWaitsForTheKey() async throws {
+        let directory = try TemporaryCacheDirectory()
+        let cache = makeCache(directory)
+        // The first image encodes at once, the second takes a while: the first write is ready
+        // first and dropped, as the second was asked for after it.
+        let small = Image(bitmap: Fixtures.testCard(width: 8, height: 8))
+        let large = Image(bitmap: Fixtures.testCard(width: 1_200, height: 900))
+        for round in 0..<5 {
+            let key = "superseded-\(round)"
+            let widthOnDisk: Int? = await withCheckedContinuation { continuation in
+                cache.store(small, data: nil, forKey: key, cacheType: .disk) { _ in
+                    let data = cache.diskCache.data(forKey: key)
+                    continuation.resume(returning: data.flatMap { try? ImageCodersManager.shared.decode($0) }?.width)
+                }
+                cache.store(large, data: nil, forKey: key, cacheType: .disk, completion: nil)
+            }
+            #expect(widthOnDisk == 1_200)
+        }
+        await cache.waitForPendingDiskWork()
+    }
+
     @Test("a disk query asked for right after a callback store of bytes finds them (read after write, as SD's serial disk queue gives)")
     func queryAfterCallbackStore() async throws {
         let directory = try TemporaryCacheDirectory()

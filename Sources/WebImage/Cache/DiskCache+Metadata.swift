@@ -118,14 +118,14 @@ extension DiskCache {
                     throw DiskCacheError.writeFailed(path: dataPath(name), errno: errno)
                 }
             }
-            let (temporary, info, _, _) = try DiskCacheFiles.writeTemporary(
+            let (temporary, info, _) = try DiskCacheFiles.writeTemporary(
                 metadata.encoded(), in: metadataDirectoryPath, sync: config.synchronizesWrites)
             try state.withLock { state in
                 guard isCurrent(current.info, name: name) else {
-                    temporary.discard()
+                    DiskCacheFiles.remove(temporary)
                     return
                 }
-                try temporary.move(to: metadataPath(name))
+                try DiskCacheFiles.move(temporary, to: metadataPath(name))
                 setMetadata(size: info.size, hasSidecar: true, forName: name, in: &state)
             }
             return nil

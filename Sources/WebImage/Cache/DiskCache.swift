@@ -110,8 +110,6 @@ public final class DiskCache: Sendable {
     /// Set when a write found the file system without user xattrs: later stores go straight to
     /// sidecars instead of failing a syscall each.
     let attributesUnsupported = Atomic<Bool>(false)
-    /// The file system has no unnamed temp files (`O_TMPFILE`): named ones from then on.
-    private let unnamedFilesRefused = Atomic<Bool>(false)
     /// Tests stand in for a file system without user xattrs: every attribute write fails with
     /// `EOPNOTSUPP`, as the kernel's would.
     let refusesAttributes: Bool
@@ -253,32 +251,31 @@ public final class DiskCache: Sendable {
         let hasMetadata = validators != nil || extendedData != nil
         let attribute = hasMetadata && !attributesUnsupported.load(ordering: .relaxed)
             ? DiskCacheAttribute.encode(validators: validators, extendedData: extendedData) : nil
-        let (temporary, info, attributeError, unnamedRefused) = try DiskCacheFiles.writeTemporary(
-            data, in: directoryPath, sync: config.synchronizesWrites, unnamed: !unnamedFilesRefused.load(ordering: .relaxed),
+        let (temporary, info, attributeError) = try DiskCacheFiles.writeTemporary(
+            data, in: directoryPath, sync: config.synchronizesWrites,
             finishing: attribute.map { value in { self.setAttribute(value, on: $0) } })
-        if unnamedRefused { unnamedFilesRefused.store(true, ordering: .relaxed) }
         var metadataSize = 0
-        var sidecar: (file: DiskCacheTemporaryFile, size: Int)?
+        var sidecar: (path: String, size: Int)?
         if let attribute, attributeError == 0 {
             metadataSize = attribute.count
         } else if hasMetadata {
             noteAttributeRefused(attributeError)
             let metadata = DiskCacheEntryMetadata(data: info.identity, validators: validators, extendedData: extendedData)
             do {
-                let (file, metaInfo, _, _) = try DiskCacheFiles.writeTemporary(
+                let (path, metaInfo, _) = try DiskCacheFiles.writeTemporary(
                     metadata.encoded(), in: metadataDirectoryPath, sync: config.synchronizesWrites)
-                sidecar = (file, metaInfo.size)
+                sidecar = (path, metaInfo.size)
                 metadataSize = metaInfo.size
             } catch {
-                temporary.discard()
+                DiskCacheFiles.remove(temporary)
                 throw error
             }
         }
         if state.withLock({ beginIndexBuildIfNeeded(&$0) }) { buildIndexInBackground() }
         try state.withLock { state in
             if let isCurrent, !isCurrent() {
-                temporary.discard()
-                sidecar?.file.discard()
+                DiskCacheFiles.remove(temporary)
+                if let sidecar { DiskCacheFiles.remove(sidecar.path) }
                 return
             }
             var entry = Entry(info)
@@ -286,22 +283,22 @@ public final class DiskCache: Sendable {
             entry.hasSidecar = sidecar != nil
             let limit = state.config.maxDiskSize
             if limit > 0, entry.totalSize > limit {
-                temporary.discard()
-                sidecar?.file.discard()
+                DiskCacheFiles.remove(temporary)
+                if let sidecar { DiskCacheFiles.remove(sidecar.path) }
                 throw DiskCacheError.entryTooLarge(size: entry.totalSize, limit: limit)
             }
             // Without a built index, an older sidecar may be there unknown: remove it to be sure.
             let hadSidecar = state.isIndexLoaded ? state.index[name]?.hasSidecar ?? false : true
             do {
-                try temporary.move(to: dataPath(name))
+                try DiskCacheFiles.move(temporary, to: dataPath(name))
             } catch {
-                sidecar?.file.discard()
+                if let sidecar { DiskCacheFiles.remove(sidecar.path) }
                 throw error
             }
             // Data first, sidecar second: a reader in between finds no metadata for the new bytes
             // (the old sidecar's identity no longer matches), never the old validators.
             if let sidecar {
-                if (try? sidecar.file.move(to: metadataPath(name))) == nil {
+                if (try? DiskCacheFiles.move(sidecar.path, to: metadataPath(name))) == nil {
                     entry.metadataSize = 0
                     entry.hasSidecar = false
                 }

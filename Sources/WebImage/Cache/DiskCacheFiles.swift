@@ -32,7 +32,7 @@ extension Date {
 }
 
 /// The POSIX calls the disk cache is made of. Plain syscalls rather than `FileManager`, because
-/// the cache needs what `FileManager` hides: `O_TMPFILE` and `O_EXCL` temp files, `rename(2)`'s atomic replace,
+/// the cache needs what `FileManager` hides: `O_EXCL` temp files, `rename(2)`'s atomic replace,
 /// setting only the access time on an open descriptor, and one `stat` per directory entry.
 enum DiskCacheFiles {
     /// Files being written start with this: hidden, and never a cache entry (entry names start
@@ -80,28 +80,22 @@ enum DiskCacheFiles {
         return (data, info)
     }
 
-    /// A new hidden temp file name in `directory`.
-    static func temporaryPath(in directory: String) -> String {
-        directory + "/" + temporaryPrefix + String(UInt64.random(in: .min ... .max), radix: 36)
-    }
-
-    /// Writes `data` to a new temp file in `directory` (created when missing) and returns it with
-    /// its `stat`; the caller moves it into place or discards it. With `unnamed`, the file has no
-    /// name until moved (``DiskCacheTemporaryFile``) where the file system allows it —
-    /// `unnamedRefused` then says it did not, and a named file was written instead.
+    /// Writes `data` to a new hidden temp file in `directory` (created when missing) and returns
+    /// its path and `stat`. The caller renames it into place or removes it.
     ///
     /// `finishing` runs on the written file before it is synced and closed (to set its metadata
     /// attribute, so a sync covers both); the `errno` it returns is handed back, not thrown:
     /// the caller has a fallback.
     static func writeTemporary(
-        _ data: Data, in directory: String, sync: Bool, unnamed: Bool = false, finishing: ((_ fd: Int32) -> Int32)? = nil
-    ) throws -> (file: DiskCacheTemporaryFile, info: DiskCacheFileInfo, finishingError: Int32, unnamedRefused: Bool) {
-        var (fd, file, unnamedRefused) = create(in: directory, unnamed: unnamed && DiskCacheTemporaryFile.canLinkUnnamed)
+        _ data: Data, in directory: String, sync: Bool, finishing: ((_ fd: Int32) -> Int32)? = nil
+    ) throws -> (path: String, info: DiskCacheFileInfo, finishingError: Int32) {
+        let path = directory + "/" + temporaryPrefix + String(UInt64.random(in: .min ... .max), radix: 36)
+        var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if fd < 0, errno == ENOENT {
             try createDirectory(directory)
-            (fd, file, unnamedRefused) = create(in: directory, unnamed: unnamed && DiskCacheTemporaryFile.canLinkUnnamed)
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         }
-        guard fd >= 0 else { throw DiskCacheError.writeFailed(path: directory, errno: errno) }
+        guard fd >= 0 else { throw DiskCacheError.writeFailed(path: path, errno: errno) }
         var failure: Int32 = 0
         data.withUnsafeBytes { buffer in
             var written = 0
@@ -114,27 +108,21 @@ enum DiskCacheFiles {
         if failure == 0, sync, fsync(fd) != 0 { failure = errno }
         var st = stat()
         if failure == 0, fstat(fd, &st) != 0 { failure = errno }
-        // An unnamed file stays open: closing it now would delete it.
-        if case .named = file, close(fd) != 0, failure == 0 { failure = errno }
+        if close(fd) != 0, failure == 0 { failure = errno }
         guard failure == 0 else {
-            file.discard()
-            throw DiskCacheError.writeFailed(path: directory, errno: failure)
+            unlink(path)
+            throw DiskCacheError.writeFailed(path: path, errno: failure)
         }
-        return (file, DiskCacheFileInfo(st), finishingError, unnamedRefused)
+        return (path, DiskCacheFileInfo(st), finishingError)
     }
 
-    /// Opens a new temp file for writing: unnamed if asked and the file system has them, else
-    /// named. Returns a negative descriptor (and `errno`) when neither could be made.
-    private static func create(in directory: String, unnamed: Bool) -> (Int32, DiskCacheTemporaryFile, unnamedRefused: Bool) {
-        var refused = false
-        if unnamed {
-            let fd = open(directory, DiskCacheTemporaryFile.unnamedFlag | O_WRONLY | O_CLOEXEC, 0o644)
-            if fd >= 0 { return (fd, .unnamed(fd: fd, directory: directory), false) }
-            guard DiskCacheTemporaryFile.refusesUnnamed(errno) else { return (fd, .unnamed(fd: fd, directory: directory), false) }
-            refused = true
+    /// Atomically puts `source` at `destination`, replacing what was there.
+    static func move(_ source: String, to destination: String) throws {
+        guard rename(source, destination) == 0 else {
+            let code = errno
+            unlink(source)
+            throw DiskCacheError.writeFailed(path: destination, errno: code)
         }
-        let path = temporaryPath(in: directory)
-        return (open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644), .named(path: path), refused)
     }
 
     /// Flushes `directory` itself, so the names renamed into it survive a power loss (an fsync of

@@ -24,7 +24,8 @@ public final class ImageCache: ImageCaching {
     /// Decodes disk hits and encodes images stored without bytes.
     public let coders: ImageCodersManager
     /// Disk reads and writes. Reads run concurrently; stores, removals and clears are barriers.
-    private let ioQueue = DispatchQueue(label: "WebImage.ImageCache.io", qos: .utility, attributes: .concurrent)
+    /// Internal, not private: a spec suspends it to put two writes in a known order.
+    let ioQueue = DispatchQueue(label: "WebImage.ImageCache.io", qos: .utility, attributes: .concurrent)
     /// Writes land in the order they were asked for (a clear after a background store never finds
     /// the entry coming back), although encodes finish out of order.
     private let writeOrder = Mutex(DiskWriteOrder())

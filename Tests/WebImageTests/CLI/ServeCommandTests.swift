@@ -8,7 +8,8 @@ struct ServeCommandTests {
     func drainsOnSIGTERM() async throws {
         let origin = try await TestOrigin.start()
         defer { origin.stop() }
-        origin.route("/slow.jpg", .delayed(TestTiming.seconds(2), .fixture("jpeg-baseline.jpg")))
+        // Not stretched with the time scale: the server's own source timeout (10 s) does not stretch.
+        origin.route("/slow.jpg", .delayed(2, .fixture("jpeg-baseline.jpg")))
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (process, port, _) = try await startServe(["--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path])

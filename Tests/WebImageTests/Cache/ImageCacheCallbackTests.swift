@@ -154,17 +154,20 @@ struct ImageCacheCallbackTests {
         let directory = try TemporaryCacheDirectory()
         let cache = makeCache(directory)
         // The first image encodes at once, the second takes a while: the first write is ready
-        // first and dropped, as the second was asked for after it.
+        // first and dropped, as the second was asked for after it. The disk queue is held until
+        // both were asked for — else a slow machine may land the first before the second is asked.
         let small = Image(bitmap: Fixtures.testCard(width: 8, height: 8))
         let large = Image(bitmap: Fixtures.testCard(width: 1_200, height: 900))
         for round in 0..<5 {
             let key = "superseded-\(round)"
             let widthOnDisk: Int? = await withCheckedContinuation { continuation in
+                cache.ioQueue.suspend()
                 cache.store(small, data: nil, forKey: key, cacheType: .disk) { _ in
                     let data = cache.diskCache.data(forKey: key)
                     continuation.resume(returning: data.flatMap { try? ImageCodersManager.shared.decode($0) }?.width)
                 }
                 cache.store(large, data: nil, forKey: key, cacheType: .disk, completion: nil)
+                cache.ioQueue.resume()
             }
             #expect(widthOnDisk == 1_200)
         }

@@ -117,7 +117,9 @@ struct ImageWorkQueueTests {
             let data = await cache.diskImageData(forKey: "ready")
             read.withLock { $0 = data }
         }
-        let readWhileEncoding = await eventually(timeout: .seconds(5)) { read.withLock { $0 } != nil }
+        // The gate stays shut until this returns, so any time limit proves the point; a short one
+        // (5 s) ran out on a fresh-clone CI run whose whole suite kept the read's task waiting for a thread.
+        let readWhileEncoding = await eventually { read.withLock { $0 } != nil }
         gate.signal()
         #expect(readWhileEncoding)
         #expect(await eventually { stored.withLock { $0 } != nil })

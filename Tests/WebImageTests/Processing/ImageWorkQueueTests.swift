@@ -70,7 +70,13 @@ struct ImageWorkQueueTests {
         #expect(await eventually { overlap.now == 2 && queue.counts == (running: 2, waiting: 4) })
         queue.maxConcurrentCount = 3
         #expect(await eventually { overlap.now == 3 && queue.counts == (running: 3, waiting: 3) })
-        for _ in 0..<6 { hold.signal() }
+        // One place frees at a time, so the waiting jobs start one by one and their order shows
+        // (three let go at once start on three threads, which may append in any order).
+        for started in 4...6 {
+            hold.signal()
+            #expect(await eventually { order.withLock { $0.count } == started })
+        }
+        for _ in 0..<3 { hold.signal() }
         #expect(await eventually { queue.counts == (running: 0, waiting: 0) })
         #expect(overlap.peak == 3)
         #expect(order.withLock { $0 } == Array(0..<6))

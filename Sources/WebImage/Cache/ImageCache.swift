@@ -164,7 +164,7 @@ public final class ImageCache: ImageCaching {
         let ticket = writeOrder.withLock { $0.ticket(for: key) }
         await io(barrier: true) {
             self.diskCache.removeData(forKey: key)
-            self.writeOrder.withLock { $0.end(ticket, for: key) }.forEach { $0() }
+            self.endTicket(ticket, forKey: key)
         }
     }
 
@@ -321,7 +321,7 @@ public final class ImageCache: ImageCaching {
     /// rename, where the disk cache asks whether `ticket` is still the last store asked for.
     /// Ends the ticket whatever happens; a caller to be told "done" waits for ``afterSettling(_:_:)``.
     private func store(_ bytes: Data, ticket: UInt64, forKey key: String, validators: HTTPValidators?) throws {
-        defer { writeOrder.withLock { $0.end(ticket, for: key) }.forEach { $0() } }
+        defer { endTicket(ticket, forKey: key) }
         try diskCache.store(bytes, forKey: key, validators: validators) {
             self.writeOrder.withLock { $0.isCurrent(ticket, for: key) }
         }
@@ -329,8 +329,13 @@ public final class ImageCache: ImageCaching {
 
     /// Ends the write with `ticket` without writing (its encode failed), then runs `then` once the key has settled.
     private func endWrite(_ ticket: UInt64, forKey key: String, then: @escaping DiskWriteOrder.Waiter) {
-        writeOrder.withLock { $0.end(ticket, for: key) }.forEach { $0() }
+        endTicket(ticket, forKey: key)
         afterSettling(key, then)
+    }
+
+    /// The write with `ticket` is over; runs the waiters of `key` if that settled it.
+    private func endTicket(_ ticket: UInt64, forKey key: String) {
+        writeOrder.withLock { $0.end(ticket, for: key) }.forEach { $0() }
     }
 
     /// Runs `then` once no write of `key` is in flight: at once, unless this write was superseded

@@ -24,7 +24,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         var lastReportedFraction = -1.0
         /// When the last head or body part arrived (or the transfer started): the idle timer's mark.
         var lastActivity = NIODeadline.now()
-        var idleCheck: Scheduled<Void>?
+        var idleCheck: NIOScheduledCallback?
         /// The reason we stopped the transfer ourselves; wins over what the client reports.
         var failure: WebImageError?
         var isEnded = false
@@ -183,21 +183,36 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     /// nothing arriving for that long — connecting, waiting for the head, between body parts —
     /// fails the transfer with a read timeout.
     private func scheduleIdleCheck(_ task: any TransferTask, in delay: TimeAmount) {
-        let check = task.eventLoop.scheduleTask(in: delay) { [self] in
-            let timeout = TimeAmount.nanoseconds(Int64(max(0.001, operation.request.timeout) * 1e9))
-            let idle = state.withLock { $0.isEnded ? nil : NIODeadline.now() - $0.lastActivity }
-            guard let idle else { return }
-            if idle >= timeout {
-                _ = fail(task, .transport(.timedOut(.read)))
-            } else {
-                scheduleIdleCheck(task, in: timeout - idle)
-            }
-        }
+        // A scheduled callback, not `scheduleTask`: no promise and future per transfer (a bulk
+        // prefetch arms and cancels one per image). It fails only on a loop that is shutting down,
+        // which fails the transfer's connection too.
+        guard let check = try? task.eventLoop.scheduleCallback(in: delay, handler: IdleCheck(transfer: self, task: task)) else { return }
         let ended = state.withLock { state in
             if !state.isEnded { state.idleCheck = check }
             return state.isEnded
         }
         if ended { check.cancel() }
+    }
+
+    /// The idle timer fired: fails the transfer if nothing arrived for the whole timeout, or checks again when it could have.
+    private func idleCheckFired(_ task: any TransferTask) {
+        let timeout = TimeAmount.nanoseconds(Int64(max(0.001, operation.request.timeout) * 1e9))
+        let idle = state.withLock { $0.isEnded ? nil : NIODeadline.now() - $0.lastActivity }
+        guard let idle else { return }
+        if idle >= timeout {
+            _ = fail(task, .transport(.timedOut(.read)))
+        } else {
+            scheduleIdleCheck(task, in: timeout - idle)
+        }
+    }
+
+    private struct IdleCheck: NIOScheduledCallbackHandler {
+        let transfer: DownloadTransfer
+        let task: any TransferTask
+
+        func handleScheduledCallback(eventLoop: some EventLoop) {
+            transfer.idleCheckFired(task)
+        }
     }
 
     private func mapped(_ error: any Error) -> WebImageError {

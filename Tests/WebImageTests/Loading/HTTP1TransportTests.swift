@@ -52,6 +52,17 @@ struct HTTP1TransportTests {
         }
     }
 
+    // The client writes its request headers without NIO's second validation pass; the one part a
+    // URL can smuggle a line break into is its host, which `URL.host` percent-decodes.
+    @Test("a host that decodes to a line break fails as an invalid URL before any connection")
+    func hostWithLineBreak() async throws {
+        try await withOrigin({ $0.transport = .http1 }) { origin, downloader in
+            let url = try #require(URL(string: "http://127.0.0.1%0D%0AX-Injected%3A%20yes/a.png"))
+            await #expect(throws: WebImageError.invalidURL(url.absoluteString)) { try await downloader.loadImage(with: url) }
+            #expect(origin.connectionCount == 0)
+        }
+    }
+
     @Test("a kept-alive connection stays open while it is reused, however long that goes on, and is closed once it sits unused for idleConnectionTimeout")
     func idleTimeout() async throws {
         try await withOrigin({ $0.transport = .http1; $0.idleConnectionTimeout = 1 }) { origin, downloader in

@@ -74,6 +74,8 @@ final class HTTP1Transport: Sendable {
     /// Sends the exchange's current request on an idle connection to its host, or a new one.
     func send(_ exchange: HTTP1Exchange, to url: URL) {
         guard let host = url.host, !host.isEmpty else { return exchange.connectFailed(HTTPClientError.emptyHost) }
+        // `URL.host` is percent-decoded: `%0D%0A` in a URL's host would reach the Host header as a line break.
+        guard host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { return exchange.connectFailed(HTTPClientError.invalidURL) }
         let secure = url.scheme?.lowercased() == "https"
         let verifies = exchange.tlsConfiguration?.certificateVerification != CertificateVerification.none
         let port = url.port ?? (secure ? 443 : 80)
@@ -107,7 +109,10 @@ final class HTTP1Transport: Sendable {
                         try channel.pipeline.syncOperations.addHandler(
                             NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : host))
                     }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    // No outbound header validation: every request part is valid by construction (names are
+                    // `HTTPField.Name`s, values legalized by `HTTPField`, the target and Host from a parsed
+                    // `URL`), and checking each header again cost 2 % of a bulk prefetch's CPU.
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
                     try channel.pipeline.syncOperations.addHandler(connection)
                 }
             }

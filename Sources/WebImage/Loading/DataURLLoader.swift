@@ -6,7 +6,7 @@ public struct DataURLLoader: ImageLoader {
     public init() {}
 
     public func canRequestImage(for url: URL) -> Bool {
-        url.scheme?.lowercased() == "data"
+        url.scheme?.isScheme("data") ?? false
     }
 
     @discardableResult

@@ -23,7 +23,11 @@ extension HTTPHeaders {
     /// joined with "; " again.
     init(_ fields: HTTPFields) {
         self.init()
-        for field in fields where field.name != .cookie { add(name: field.name.rawName, value: field.value) }
-        if let cookie = fields[.cookie] { add(name: HTTPField.Name.cookie.rawName, value: cookie) }
+        reserveCapacity(fields.count)
+        var cookies: [String] = []
+        for field in fields {
+            if field.name == .cookie { cookies.append(field.value) } else { add(name: field.name.rawName, value: field.value) }
+        }
+        if !cookies.isEmpty { add(name: HTTPField.Name.cookie.rawName, value: cookies.joined(separator: "; ")) }
     }
 }

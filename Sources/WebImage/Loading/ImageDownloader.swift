@@ -77,8 +77,7 @@ public final class ImageDownloader: ImageLoader {
     // MARK: ImageLoader
 
     public func canRequestImage(for url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+        url.scheme.map(HTTP1Transport.isHTTP) ?? false
     }
 
     @discardableResult
@@ -105,7 +104,7 @@ public final class ImageDownloader: ImageLoader {
     private func download(
         _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, callbacks: LoadCallbacks
     ) -> Result<DownloadToken, WebImageError> {
-        guard canRequestImage(for: url), let host = url.host, !host.isEmpty else {
+        guard canRequestImage(for: url), let host = url.host(percentEncoded: true), !host.isEmpty else {
             return .failure(.invalidURL(url.absoluteString))
         }
         let key = DownloadShareKey(url: url, options: options, context: context)

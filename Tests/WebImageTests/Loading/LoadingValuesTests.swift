@@ -38,6 +38,21 @@ struct LoadingValuesTests {
         #expect(HTTPFields(headers)[values: .accept] == ["image/*", "*/*"])
     }
 
+    @Test("loaders take a URL's scheme in any case, and only the whole name")
+    func schemesInAnyCase() throws {
+        let downloader = ImageDownloader(config: .default, client: .shared)
+        for accepted in ["http://a.example/x.png", "HTTPS://a.example/x.png", "Http://a.example/x.png"] {
+            #expect(downloader.canRequestImage(for: try #require(URL(string: accepted))), "\(accepted)")
+            #expect(HTTP1Transport.handles(try #require(URL(string: accepted))), "\(accepted)")
+        }
+        for refused in ["httpx://a.example/x.png", "htt://a.example/x.png", "ftp://a.example/x.png", "http:///x.png"] {
+            #expect(!HTTP1Transport.handles(try #require(URL(string: refused))), "\(refused)")
+        }
+        #expect(!downloader.canRequestImage(for: try #require(URL(string: "httpx://a.example/x.png"))))
+        #expect(DataURLLoader().canRequestImage(for: try #require(URL(string: "DATA:image/png;base64,AA=="))))
+        #expect(!DataURLLoader().canRequestImage(for: try #require(URL(string: "datax:image/png;base64,AA=="))))
+    }
+
     @Test("validators from ETag, Last-Modified, max-age, Expires, no-cache")
     func validators() throws {
         let now = Date(timeIntervalSince1970: 1_000_000)

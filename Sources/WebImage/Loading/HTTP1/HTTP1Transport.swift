@@ -56,8 +56,14 @@ final class HTTP1Transport: Sendable {
 
     /// Whether this client carries `url`: `http` or `https` with a host.
     static func handles(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
-        return !(url.host ?? "").isEmpty
+        guard let scheme = url.scheme, isHTTP(scheme) else { return false }
+        // The host as written: only whether there is one matters here, and decoding it cost more than the rest.
+        return !(url.host(percentEncoded: true) ?? "").isEmpty
+    }
+
+    /// `http` or `https`, in any case.
+    static func isHTTP(_ scheme: String) -> Bool {
+        scheme.isScheme("http") || scheme.isScheme("https")
     }
 
     /// Starts `request`; the transfer hears everything, the returned exchange stops it.
@@ -76,7 +82,7 @@ final class HTTP1Transport: Sendable {
         guard let host = url.host, !host.isEmpty else { return exchange.connectFailed(HTTPClientError.emptyHost) }
         // `URL.host` is percent-decoded: `%0D%0A` in a URL's host would reach the Host header as a line break.
         guard host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { return exchange.connectFailed(HTTPClientError.invalidURL) }
-        let secure = url.scheme?.lowercased() == "https"
+        let secure = url.scheme?.isScheme("https") ?? false
         let verifies = exchange.tlsConfiguration?.certificateVerification != CertificateVerification.none
         let port = url.port ?? (secure ? 443 : 80)
         // A connection that skipped the certificate check never carries a request that wants it.

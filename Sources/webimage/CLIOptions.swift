@@ -23,6 +23,25 @@ struct CacheDirectoryOption: ParsableArguments {
     var diskConfig: DiskCacheConfig { DiskCacheConfig(maxDiskSize: maxSize?.bytes ?? ByteSize.defaultCacheLimit.bytes) }
 }
 
+/// `--cacert`, for the commands that download.
+struct TrustOptions: ParsableArguments {
+    @Option(name: .customLong("cacert"), help: ArgumentHelp(
+        "A PEM file of a certificate authority to trust for https, besides the system's (repeatable): a private CA, or a test one.",
+        valueName: "FILE"))
+    var files: [String] = []
+
+    func validate() throws {
+        for path in files {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ValidationError("--cacert \(path): cannot read the file")
+            }
+            guard text.contains("-----BEGIN CERTIFICATE-----") else {
+                throw ValidationError("--cacert \(path): no PEM certificate in it (expected a -----BEGIN CERTIFICATE----- block)")
+            }
+        }
+    }
+}
+
 /// A byte count as people write it: `1500`, `500KB`, `2GB` (powers of 1000, as `du --si`; `KiB`,
 /// `MiB`, `GiB` for powers of 1024).
 struct ByteSize: ExpressibleByArgument, Sendable {

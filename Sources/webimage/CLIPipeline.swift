@@ -9,10 +9,11 @@ struct CLIPipeline {
     let manager: ImageManager
 
     /// The cache in `options`' directory with its size limit; `transport` carries the downloads
-    /// (`prefetch`, the bulk command, asks for the lean ``DownloaderConfig/Transport/http1``).
+    /// (`prefetch`, the bulk command, asks for the lean ``DownloaderConfig/Transport/http1``);
+    /// `trust` lists CA files trusted for https besides the system's (`--cacert`).
     init(
         cache options: CacheDirectoryOption, concurrency: Int = DownloaderConfig().maxConcurrentDownloads,
-        transport: DownloaderConfig.Transport = .asyncHTTPClient
+        transport: DownloaderConfig.Transport = .asyncHTTPClient, trust: [String] = []
     ) {
         var cacheConfig = ImageCacheConfig()
         cacheConfig.disk = options.diskConfig
@@ -20,6 +21,7 @@ struct CLIPipeline {
         var config = DownloaderConfig()
         config.maxConcurrentDownloads = concurrency
         config.transport = transport
+        config.additionalTrustedCertificateFiles = trust
         downloader = ImageDownloader(config: config)
         manager = ImageManager(
             cache: cache, loader: ImageLoadersManager(loaders: [downloader, FileLoader(), DataURLLoader()]))

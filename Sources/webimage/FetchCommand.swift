@@ -53,6 +53,7 @@ struct FetchCommand: AsyncParsableCommand {
     var quality: Double?
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
+    @OptionGroup var trust: TrustOptions
 
     @Flag(name: .customLong("no-cache"), help: "Neither look in nor store to the memory or disk cache.")
     var noCache = false
@@ -74,7 +75,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.bootstrap()
-        let pipeline = CLIPipeline(cache: cacheDirectory)
+        let pipeline = CLIPipeline(cache: cacheDirectory, trust: trust.files)
         let outcome: Result<Void, CLIError>
         do throws(CLIError) {
             try await fetch(pipeline, logger: logger)

@@ -45,6 +45,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     var concurrency: Int = 16
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
+    @OptionGroup var trust: TrustOptions
 
     @Flag(name: .customLong("no-progress"), help: "No progress display on stderr.")
     var noProgress = false
@@ -72,7 +73,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             CLIError.exit(with: error.message)
         }
         // Bulk work: through the lean client (less than half of AsyncHTTPClient's CPU per image).
-        let pipeline = CLIPipeline(cache: cacheDirectory, concurrency: concurrency, transport: .http1)
+        let pipeline = CLIPipeline(cache: cacheDirectory, concurrency: concurrency, transport: .http1, trust: trust.files)
         let tally = PrefetchTally(total: list.count, disk: pipeline.cache.diskCache)
         let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally, logger: logger)
         await pipeline.shutdown()

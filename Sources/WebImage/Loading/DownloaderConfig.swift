@@ -71,6 +71,11 @@ public struct DownloaderConfig: Sendable {
     public var decryptor: (any DownloadDecrypting)?
     /// Where cookies live for requests with ``DownloaderOptions/handleCookies``.
     public var cookieJar: CookieJar = .shared
+    /// PEM files of certificate authorities trusted for `https` besides the system's roots: the
+    /// private CA of an app's own image servers (curl's `--cacert`, except that curl's replaces
+    /// the system's roots). A file that cannot be loaded fails each `https` download with
+    /// ``TransportError/secureConnectionFailed(reason:)``. Applies to a client the downloader makes.
+    public var additionalTrustedCertificateFiles: [String] = []
 
     public init() {}
 

@@ -71,6 +71,7 @@ public final class ImageDownloader: ImageLoader {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
         configuration.connectionPool.idleTimeout = .nanoseconds(Int64(max(0.001, config.idleConnectionTimeout) * 1e9))
+        configuration.tlsConfiguration = config.clientTLSConfiguration
         return configuration
     }
 

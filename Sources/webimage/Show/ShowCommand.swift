@@ -32,6 +32,7 @@ struct ShowCommand: AsyncParsableCommand {
     var loops: Int?
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
+    @OptionGroup var trust: TrustOptions
 
     @Flag(name: .customLong("no-cache"), help: "Load without reading or writing the cache.")
     var noCache = false
@@ -49,7 +50,7 @@ struct ShowCommand: AsyncParsableCommand {
         let target = TerminalImageTarget(
             renderer: renderer, loops: loops ?? (isatty(STDOUT_FILENO) != 0 ? nil : 1), transition: .fade,
             indicator: interactive ? TerminalIndicator() : nil)
-        let pipeline = CLIPipeline(cache: cacheDirectory)
+        let pipeline = CLIPipeline(cache: cacheDirectory, trust: trust.files)
         let binding = ImageBinding(manager: pipeline.manager)
         var context = WebImageContext()
         if noCache { (context.queryCacheType, context.storeCacheType, context.originalStoreCacheType) = (.none, .none, .none) }

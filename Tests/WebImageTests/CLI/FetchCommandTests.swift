@@ -100,6 +100,23 @@ struct FetchCommandTests {
         #expect(result.stderr.contains("HTTP 404"))
     }
 
+    @Test("--cacert trusts a CA for https: the TLS origin's image arrives with it, and without it the error names the TLS failure")
+    func trustsACertificateAuthority() async throws {
+        let origin = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
+        defer { origin.stop() }
+        origin.route("/t.png", .fixture("png-rgb.png"))
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let args = ["fetch", origin.url("/t.png").absoluteString, "--cache-dir", dir.path]
+        let untrusted = try await CLIRunner.run(args)
+        #expect(untrusted.status == 1)
+        #expect(untrusted.stderr.contains("TLS failed"), "\(untrusted.stderr)")
+        let trusted = try await CLIRunner.run(args + ["--cacert", try SelfSignedCertificate.certificatePath()])
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        #expect(trusted.stdout.hasPrefix(#"{"format":"png","width":"#))
+        #expect(origin.requestCount("/t.png") == 1)
+    }
+
     @Test("bad arguments are usage errors (exit 64)", arguments: [
         ["fetch"],
         ["fetch", "a.jpg", "--thumbnail", "big"],
@@ -108,6 +125,8 @@ struct FetchCommandTests {
         ["fetch", "a.jpg", "--format", "bmp", "-o", "x"],
         ["fetch", "a.jpg", "--quality", "80"],
         ["prefetch", "--concurrency", "0"],
+        ["prefetch", "--cacert", "/nonexistent/ca.pem"],
+        ["fetch", "a.jpg", "--cacert", "/etc/passwd"],
         ["cache", "purge"],
         ["frobnicate"],
     ])

@@ -150,6 +150,32 @@ struct DownloadHeadersTests {
         #expect(origin.requests("/auth.png").last?.header("authorization") == "Basic dXNlcjpwQHNz")
     }
 
+    @Test("a certificate in additionalTrustedCertificateFiles is trusted for https, checked against the address; without it the same origin fails the check, and a file that cannot be loaded fails as TLS")
+    func additionalTrustRoots() async throws {
+        let origin = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
+        origin.route("/t.png", .fixture("png-rgb.png"))
+        func load(trusting files: [String]) async -> Result<ImageLoaderResult, WebImageError> {
+            var config = DownloaderConfig.forSpecs
+            config.additionalTrustedCertificateFiles = files
+            let downloader = ImageDownloader(config: config)
+            let result: Result<ImageLoaderResult, WebImageError>
+            do { result = .success(try await downloader.loadImage(with: origin.url("/t.png"))) } catch { result = .failure(error) }
+            try? await downloader.shutdown()
+            return result
+        }
+        let trusted = await load(trusting: [try SelfSignedCertificate.certificatePath()])
+        #expect((try? trusted.get().data) == (try Fixtures.data("png-rgb.png")))
+        for files in [[], ["/nonexistent/ca.pem"]] {
+            let outcome = await load(trusting: files)
+            guard case .failure(.transport(.secureConnectionFailed)) = outcome else {
+                Issue.record("trusting \(files): expected secureConnectionFailed, got \(outcome)")
+                continue
+            }
+        }
+        #expect(origin.requestCount("/t.png") == 1)
+        await origin.shutdown()
+    }
+
     @Test("cookies are stored and sent back only with handleCookies")
     func cookies() async throws {
         try await withOrigin { origin, downloader in

@@ -43,12 +43,15 @@ final class HTTP1Transport: Sendable {
     /// TLS contexts, made on first use (each loads the trust roots): checking certificates, and
     /// not checking them (``DownloaderOptions/allowInvalidSSLCertificates``).
     private let tlsContexts = Mutex<[Bool: NIOSSLContext]>([:])
+    /// What a connection that checks certificates starts from (the config's extra trust roots).
+    private let tlsConfiguration: TLSConfiguration?
 
     init(config: DownloaderConfig, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.group = group
         connectTimeout = .nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
         maximumRedirects = config.maximumRedirects
         idleTimeout = .nanoseconds(Int64(max(0.001, config.idleConnectionTimeout) * 1e9))
+        tlsConfiguration = config.clientTLSConfiguration
     }
 
     /// One executor per event loop of the group, for bulk loads (``BulkLoadExecuting``).
@@ -138,7 +141,7 @@ final class HTTP1Transport: Sendable {
     /// do not), as AsyncHTTPClient would set it up for HTTP/1.1.
     private func tlsContext(verifying: Bool, configuration: TLSConfiguration?) throws -> NIOSSLContext {
         if let made = tlsContexts.withLock({ $0[verifying] }) { return made }
-        var configuration = configuration ?? TLSConfiguration.makeClientConfiguration()
+        var configuration = configuration ?? tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
         configuration.applicationProtocols = ["http/1.1"]
         let context = try NIOSSLContext(configuration: configuration)
         return tlsContexts.withLock { contexts in

@@ -3,7 +3,8 @@ import NIOSSL
 
 /// A throwaway key and self-signed certificate for `127.0.0.1`, made at test time with the
 /// `openssl` command (installed by `scripts/bootstrap`): nothing secret is committed, and no
-/// client trusts it unless told not to check (``DownloaderOptions/allowInvalidSSLCertificates``).
+/// client trusts it unless told not to check (``DownloaderOptions/allowInvalidSSLCertificates``)
+/// or given it as a root (``DownloaderConfig/additionalTrustedCertificateFiles``).
 enum SelfSignedCertificate {
     /// A server context for a ``TestOrigin`` speaking TLS; made once per test process.
     static func serverContext() throws -> NIOSSLContext {
@@ -13,6 +14,11 @@ enum SelfSignedCertificate {
             privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
         configuration.minimumTLSVersion = .tlsv12
         return try NIOSSLContext(configuration: configuration)
+    }
+
+    /// The certificate's PEM file: a client that trusts it as a root accepts the origin.
+    static func certificatePath() throws -> String {
+        try pemFiles.get().certificate
     }
 
     /// Key and certificate paths in a temporary directory. An EC key: generating it takes

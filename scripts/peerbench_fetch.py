@@ -1,7 +1,8 @@
 """Rows P4, P6 and P1 of scripts/compare-peers (imported by it; not run on its own).
 
 P4  Bulk prefetch: 5,000 JPEGs of ~30 KB, served by nginx on 127.0.0.1 (started here with a temporary
-    config, one worker, access log off), fetched into a fresh folder, on disk and on tmpfs, by
+    config, one worker, access log off), fetched into a fresh folder, on disk and on tmpfs over http, and
+    on tmpfs over https (a test CA made with openssl, trusted through each client's CA option), by
       webimage prefetch --from LIST --concurrency 16 --cache-dir DIR --no-progress   (ImagePrefetcher:
           download, check the signature, store the original bytes in the disk cache; --decode: decode too)
       curl --parallel --parallel-max 16 --config LIST   (writes each file)
@@ -19,11 +20,12 @@ import os
 import random
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import tempfile
 import time
+
+from peerbench_nginx import Nginx, make_test_certificate
 
 IMAGE_COUNT = 5000
 TARGET_BYTES = 30_000
@@ -111,80 +113,6 @@ def generate_images(folder, photos, count=IMAGE_COUNT):
     return names, total / count, f"{source}, {TILE[0]}x{TILE[1]} crops, JPEG q{low}"
 
 
-# -------------------------------------------------------------------------------------- nginx
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Nginx:
-    """nginx serving `root` on 127.0.0.1:port from a throwaway prefix; stopped by stop()."""
-
-    def __init__(self, root, tmp):
-        self.binary = shutil.which("nginx") or "/usr/sbin/nginx"
-        self.port = free_port()
-        self.prefix = os.path.join(tmp, "nginx")
-        os.makedirs(os.path.join(self.prefix, "logs"), exist_ok=True)
-        conf = os.path.join(self.prefix, "nginx.conf")
-        temp = lambda name: os.path.join(self.prefix, name)
-        with open(conf, "w") as f:
-            f.write(f"""
-worker_processes 1;
-daemon off;
-pid {temp('nginx.pid')};
-error_log {temp('logs/error.log')} warn;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 100000;
-    keepalive_timeout 60;
-    types {{ image/jpeg jpg; }}
-    client_body_temp_path {temp('client')};
-    proxy_temp_path {temp('proxy')};
-    fastcgi_temp_path {temp('fastcgi')};
-    uwsgi_temp_path {temp('uwsgi')};
-    scgi_temp_path {temp('scgi')};
-    server {{
-        listen 127.0.0.1:{self.port};
-        root {root};
-    }}
-}}
-""")
-        self.process = subprocess.Popen([self.binary, "-p", self.prefix, "-e", temp("logs/error.log"), "-c", conf],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError("nginx exited: " + self.process.stderr.read().decode(errors="replace")[-500:])
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("nginx did not start listening within 10 s")
-
-    def url(self, name):
-        return f"http://127.0.0.1:{self.port}/{name}"
-
-    def version(self):
-        result = subprocess.run([self.binary, "-v"], capture_output=True, text=True)
-        return (result.stderr or result.stdout).strip().replace("nginx version: ", "")
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()  # SIGTERM: nginx's fast shutdown
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
 # ------------------------------------------------------------------------------------ clients
 
 def run_timed(cmd, cwd=None):
@@ -207,30 +135,35 @@ def count_files(folder):
     return sum(1 for n in os.listdir(folder) if not n.startswith(".")) if os.path.isdir(folder) else 0
 
 
-def tools(webimage, urls_file, curl_config, aria_list):
-    """name -> (command for an output dir, how to count what arrived, the command as shown)."""
+def tools(webimage, urls_file, curl_config, aria_list, ca=None):
+    """name -> (command for an output dir, how to count what arrived, the command as shown); `ca`:
+    the certificate every client is told to trust (for https)."""
+    trust = lambda flag: [flag, ca] if ca else []
+    shown_trust = lambda flag: f" {flag} CA" if ca else ""
     return {
         "webimage prefetch": (
             lambda out: [webimage, "prefetch", "--from", urls_file, "--concurrency", str(CONCURRENCY),
-                         "--cache-dir", out, "--no-progress"],
+                         "--cache-dir", out, "--no-progress", *trust("--cacert")],
             lambda out, r: int(m.group(1)) if (m := re.search(r"finished (\d+), skipped", r["stdout"])) else 0,
-            f"webimage prefetch --from LIST --concurrency {CONCURRENCY} --cache-dir DIR --no-progress"),
+            f"webimage prefetch --from LIST --concurrency {CONCURRENCY} --cache-dir DIR --no-progress{shown_trust('--cacert')}"),
         "webimage prefetch --decode": (
             lambda out: [webimage, "prefetch", "--from", urls_file, "--concurrency", str(CONCURRENCY),
-                         "--cache-dir", out, "--no-progress", "--decode"],
+                         "--cache-dir", out, "--no-progress", "--decode", *trust("--cacert")],
             lambda out, r: int(m.group(1)) if (m := re.search(r"finished (\d+), skipped", r["stdout"])) else 0,
-            f"webimage prefetch --from LIST --concurrency {CONCURRENCY} --cache-dir DIR --no-progress --decode"),
+            f"webimage prefetch --from LIST --concurrency {CONCURRENCY} --cache-dir DIR --no-progress --decode"
+            f"{shown_trust('--cacert')}"),
         "curl --parallel": (
             lambda out: ["curl", "--parallel", "--parallel-max", str(CONCURRENCY), "--silent", "--fail",
-                         "--config", curl_config],
+                         "--config", curl_config, *trust("--cacert")],
             lambda out, r: count_files(out),
-            f"curl --parallel --parallel-max {CONCURRENCY} --silent --fail --config LIST (url/output pairs)"),
+            f"curl --parallel --parallel-max {CONCURRENCY} --silent --fail --config LIST (url/output pairs)"
+            f"{shown_trust('--cacert')}"),
         "aria2c -j16": (
             lambda out: ["aria2c", f"-j{CONCURRENCY}", "-i", aria_list, "-d", out, "--quiet=true",
                          "--file-allocation=none", "--auto-file-renaming=false", "--allow-overwrite=true",
-                         "--summary-interval=0"],
+                         "--summary-interval=0", *([f"--ca-certificate={ca}"] if ca else [])],
             lambda out, r: count_files(out),
-            f"aria2c -j{CONCURRENCY} -i LIST -d DIR --quiet --file-allocation=none"),
+            f"aria2c -j{CONCURRENCY} -i LIST -d DIR --quiet --file-allocation=none{shown_trust('--ca-certificate')}"),
     }
 
 
@@ -249,11 +182,14 @@ def wrk_ceiling(nginx, names, tmp, seconds=5):
 
 
 def output_targets(tmp):
-    """Where the clients write: the disk (ext4 here, next to the temp folder) and tmpfs, which takes
-    the file system out and leaves the clients' own cost."""
-    targets = [("disk", tmp)]
+    """(label, folder, over https) for each run set: the disk (ext4 here, next to the temp folder)
+    and tmpfs, which takes the file system out and leaves the clients' own cost, both over http;
+    and tmpfs over https (TLS 1.3 to the same nginx, each client trusting the test CA), the way
+    image hosts serve."""
+    targets = [("disk", tmp, False)]
     if os.path.isdir("/dev/shm"):
-        targets.append(("tmpfs", tempfile.mkdtemp(prefix="compare-peers-p4-", dir="/dev/shm")))
+        targets.append(("tmpfs", tempfile.mkdtemp(prefix="compare-peers-p4-", dir="/dev/shm"), False))
+        targets.append(("https, tmpfs", tempfile.mkdtemp(prefix="compare-peers-p4s-", dir="/dev/shm"), True))
     return targets
 
 
@@ -267,15 +203,16 @@ def prefetch_rows(ctx, webimage, photos, runs):
     for folder in (tmp, www):
         os.chmod(folder, 0o755)
     targets = output_targets(tmp)
-    nginx = Nginx(www, tmp)
+    certificate = make_test_certificate(tmp)
+    nginx = Nginx(www, tmp, tls=certificate)
     results = {}  # (target, client) -> (samples, shown)
     try:
-        urls_file = os.path.join(tmp, "urls.txt")
         curl_config = os.path.join(tmp, "curl.config")
-        with open(urls_file, "w") as f:
-            f.write("\n".join(nginx.url(n) for n in names) + "\n")
-        clients = tools(webimage, urls_file, curl_config, urls_file)
-        for target, folder in targets:
+        for target, folder, secure in targets:
+            urls_file = os.path.join(tmp, "urls-https.txt" if secure else "urls.txt")
+            with open(urls_file, "w") as f:
+                f.write("\n".join(nginx.url(n, secure) for n in names) + "\n")
+            clients = tools(webimage, urls_file, curl_config, urls_file, ca=certificate[0] if secure else None)
             # Output folders are removed only after the last run: ext4 makes creating inodes slow
             # while many were just deleted (recently_deleted), which would tax every run after the first.
             outs = []
@@ -290,7 +227,7 @@ def prefetch_rows(ctx, webimage, photos, runs):
                     if name.startswith("curl"):
                         with open(curl_config, "w") as f:
                             for n in names:
-                                f.write(f'url = "{nginx.url(n)}"\noutput = "{os.path.join(out, n)}"\n')
+                                f.write(f'url = "{nginx.url(n, secure)}"\noutput = "{os.path.join(out, n)}"\n')
                     r = run_timed(command(out))
                     r["images"] = counted(out, r)
                     samples.append(r)
@@ -302,7 +239,7 @@ def prefetch_rows(ctx, webimage, photos, runs):
         server = nginx.version()
     finally:
         nginx.stop()
-        for target, folder in targets:
+        for target, folder, _ in targets:
             if target != "disk":
                 shutil.rmtree(folder, ignore_errors=True)
 
@@ -310,7 +247,7 @@ def prefetch_rows(ctx, webimage, photos, runs):
         return statistics.median(s[key] for s in samples)
 
     p4_rows = []
-    for target, _ in targets:
+    for target, _, _ in targets:
         ours_rate = IMAGE_COUNT / median(results[(target, "webimage prefetch")][0], "wall")
         ours_cpu = median(results[(target, "webimage prefetch")][0], "cpu")
         for (where, name), (samples, shown) in results.items():
@@ -334,7 +271,9 @@ def prefetch_rows(ctx, webimage, photos, runs):
     notes = [f"{IMAGE_COUNT} JPEGs, mean {mean_bytes / 1000:.1f} KB ({how}), served by {server} on 127.0.0.1 "
              "(1 worker, sendfile, keep-alive); client and server share the machine's cores.",
              "Output: `disk` = a fresh folder on the root file system (ext4) per run, `tmpfs` = the same in /dev/shm "
-             "(no file system cost: what is left is each client's own work). Runs alternate between clients.",
+             "(no file system cost: what is left is each client's own work); `https, tmpfs` = tmpfs, fetched over "
+             "TLS from the same nginx with a test CA every client trusts (`--cacert`, aria2c's `--ca-certificate`). "
+             "Runs alternate between clients.",
              "webimage prefetch checks each body's structure (ImageIntegrity: JPEG markers to end-of-image, PNG "
              "chunk CRCs, GIF blocks, WebP chunks; ~1 us per 30 KB JPEG, no pixels) and stores the original bytes "
              "atomically in its disk cache (temp file + rename; the HTTP validators nginx sends ride in an xattr of "

@@ -78,7 +78,7 @@ public final class ImageDownloader: ImageLoader {
     // MARK: ImageLoader
 
     public func canRequestImage(for url: URL) -> Bool {
-        url.scheme.map(HTTP1Transport.isHTTP) ?? false
+        url.scheme?.isHTTPScheme ?? false
     }
 
     @discardableResult

@@ -4,4 +4,7 @@ extension String {
     func isScheme(_ name: String) -> Bool {
         self == name || (utf8.count == name.utf8.count && lowercased() == name)
     }
+
+    /// Whether this URL scheme is `http` or `https`, in any case.
+    var isHTTPScheme: Bool { isScheme("http") || isScheme("https") }
 }

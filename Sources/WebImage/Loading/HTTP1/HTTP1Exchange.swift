@@ -177,7 +177,7 @@ final class HTTP1Exchange: TransferTask {
     private static func redirectTarget(_ head: HTTPResponseHead, from url: URL) -> URL? {
         guard [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "location"),
               let target = URL(string: location, relativeTo: url)?.absoluteURL,
-              let scheme = target.scheme, HTTP1Transport.isHTTP(scheme)
+              target.scheme?.isHTTPScheme ?? false
         else { return nil }
         return target
     }

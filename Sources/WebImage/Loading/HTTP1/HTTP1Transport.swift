@@ -59,14 +59,9 @@ final class HTTP1Transport: Sendable {
 
     /// Whether this client carries `url`: `http` or `https` with a host.
     static func handles(_ url: URL) -> Bool {
-        guard let scheme = url.scheme, isHTTP(scheme) else { return false }
+        guard url.scheme?.isHTTPScheme ?? false else { return false }
         // The host as written: only whether there is one matters here, and decoding it cost more than the rest.
         return !(url.host(percentEncoded: true) ?? "").isEmpty
-    }
-
-    /// `http` or `https`, in any case.
-    static func isHTTP(_ scheme: String) -> Bool {
-        scheme.isScheme("http") || scheme.isScheme("https")
     }
 
     /// Starts `request`; the transfer hears everything, the returned exchange stops it.

@@ -163,7 +163,7 @@ def tools(webimage, urls_file, curl_config, aria_list, ca=None):
                          "--file-allocation=none", "--auto-file-renaming=false", "--allow-overwrite=true",
                          "--summary-interval=0", *([f"--ca-certificate={ca}"] if ca else [])],
             lambda out, r: count_files(out),
-            f"aria2c -j{CONCURRENCY} -i LIST -d DIR --quiet --file-allocation=none{shown_trust('--ca-certificate')}"),
+            f"aria2c -j{CONCURRENCY} -i LIST -d DIR --quiet --file-allocation=none{' --ca-certificate=CA' if ca else ''}"),
     }
 
 
@@ -203,10 +203,11 @@ def prefetch_rows(ctx, webimage, photos, runs):
     for folder in (tmp, www):
         os.chmod(folder, 0o755)
     targets = output_targets(tmp)
-    certificate = make_test_certificate(tmp)
-    nginx = Nginx(www, tmp, tls=certificate)
+    nginx = None
     results = {}  # (target, client) -> (samples, shown)
     try:
+        certificate = make_test_certificate(tmp)
+        nginx = Nginx(www, tmp, tls=certificate)
         curl_config = os.path.join(tmp, "curl.config")
         for target, folder, secure in targets:
             urls_file = os.path.join(tmp, "urls-https.txt" if secure else "urls.txt")
@@ -238,7 +239,8 @@ def prefetch_rows(ctx, webimage, photos, runs):
         ceiling, wrk_cmd = wrk_ceiling(nginx, names, tmp)
         server = nginx.version()
     finally:
-        nginx.stop()
+        if nginx:
+            nginx.stop()
         for target, folder, _ in targets:
             if target != "disk":
                 shutil.rmtree(folder, ignore_errors=True)

@@ -32,7 +32,9 @@ class Nginx:
     def __init__(self, root, tmp, tls=None):
         self.binary = shutil.which("nginx") or "/usr/sbin/nginx"
         self.port = free_port()
-        self.tls_port = free_port() if tls else None
+        self.tls_port = None
+        while tls and self.tls_port in (None, self.port):  # two free ports, not the same one twice
+            self.tls_port = free_port()
         self.prefix = os.path.join(tmp, "nginx")
         os.makedirs(os.path.join(self.prefix, "logs"), exist_ok=True)
         conf = os.path.join(self.prefix, "nginx.conf")

@@ -150,9 +150,10 @@ struct DownloadHeadersTests {
         #expect(origin.requests("/auth.png").last?.header("authorization") == "Basic dXNlcjpwQHNz")
     }
 
-    @Test("a certificate in additionalTrustedCertificateFiles is trusted for https, checked against the address; without it the same origin fails the check, and a file that cannot be loaded fails as TLS")
+    @Test("a certificate in additionalTrustedCertificateFiles is trusted for https, checked against the address; without it the same origin fails the check, and a file that cannot be loaded fails the download as TLS even beside a good one")
     func additionalTrustRoots() async throws {
         let origin = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
+        defer { origin.stop() }
         origin.route("/t.png", .fixture("png-rgb.png"))
         func load(trusting files: [String]) async -> Result<ImageLoaderResult, WebImageError> {
             var config = DownloaderConfig.forSpecs
@@ -163,9 +164,11 @@ struct DownloadHeadersTests {
             try? await downloader.shutdown()
             return result
         }
-        let trusted = await load(trusting: [try SelfSignedCertificate.certificatePath()])
+        let certificate = try SelfSignedCertificate.certificatePath()
+        let trusted = await load(trusting: [certificate])
         #expect((try? trusted.get().data) == (try Fixtures.data("png-rgb.png")))
-        for files in [[], ["/nonexistent/ca.pem"]] {
+        // Beside the good file, a missing one must still fail: skipping it would let the load through.
+        for files in [[], [certificate, "/nonexistent/ca.pem"]] {
             let outcome = await load(trusting: files)
             guard case .failure(.transport(.secureConnectionFailed)) = outcome else {
                 Issue.record("trusting \(files): expected secureConnectionFailed, got \(outcome)")
@@ -173,7 +176,6 @@ struct DownloadHeadersTests {
             }
         }
         #expect(origin.requestCount("/t.png") == 1)
-        await origin.shutdown()
     }
 
     @Test("cookies are stored and sent back only with handleCookies")

@@ -42,19 +42,19 @@ final class LoadRecorder: Sendable {
     var progressAfterCompletion: Int { state.withLock { $0.progressAfterCompletion } }
 
     /// The first completion, waiting up to `timeout`; `nil` (and a recorded issue) when none came.
-    func result(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async
+    func result(timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async
         -> Result<ImageLoaderResult, WebImageError>?
     {
         await waitForCompletion(timeout: timeout)
         guard let first = state.withLock({ $0.completions.first }) else {
-            Issue.record("no completion within \(timeout)", sourceLocation: sourceLocation)
+            Issue.record("no completion within \(timeout * TestTiming.scale)", sourceLocation: sourceLocation)
             return nil
         }
         return first
     }
 
     /// The error of the first completion (a recorded issue when it succeeded or never came).
-    func error(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async -> WebImageError? {
+    func error(timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async -> WebImageError? {
         switch await result(timeout: timeout, sourceLocation: sourceLocation) {
         case .failure(let error): return error
         case .success: Issue.record("expected a failure, got an image", sourceLocation: sourceLocation); return nil
@@ -63,7 +63,7 @@ final class LoadRecorder: Sendable {
     }
 
     /// The result of the first completion (a recorded issue when it failed or never came).
-    func value(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async -> ImageLoaderResult? {
+    func value(timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async -> ImageLoaderResult? {
         switch await result(timeout: timeout, sourceLocation: sourceLocation) {
         case .success(let value): return value
         case .failure(let error): Issue.record("expected an image, got \(error)", sourceLocation: sourceLocation); return nil
@@ -71,10 +71,12 @@ final class LoadRecorder: Sendable {
         }
     }
 
-    /// Waits until a completion arrived or `timeout` passed (polls: simple, and 2 ms is far
-    /// below anything the tests measure).
-    func waitForCompletion(timeout: Duration = .seconds(10)) async {
-        let deadline = ContinuousClock.now + timeout
+    /// Waits until a completion arrived or `timeout` (stretched with the run's time scale) passed
+    /// (polls: simple, and 2 ms is far below anything the tests measure). The limit only keeps a
+    /// lost completion from hanging the suite: an unscaled 10 s ran out under ThreadSanitizer for
+    /// the fourth of five queued loads.
+    func waitForCompletion(timeout: Duration = .seconds(30)) async {
+        let deadline = ContinuousClock.now + timeout * TestTiming.scale
         while completionCount == 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(2))
         }

@@ -74,7 +74,7 @@ final class LoadRecorder: Sendable {
     /// Waits until a completion arrived or `timeout` (stretched with the run's time scale) passed
     /// (polls: simple, and 2 ms is far below anything the tests measure). The limit only keeps a
     /// lost completion from hanging the suite: an unscaled 10 s ran out under ThreadSanitizer for
-    /// the fourth of five queued loads.
+    /// a load of the queue-priority spec (five loads through one slot).
     func waitForCompletion(timeout: Duration = .seconds(30)) async {
         let deadline = ContinuousClock.now + timeout * TestTiming.scale
         while completionCount == 0, ContinuousClock.now < deadline {

@@ -35,7 +35,7 @@ struct BenchDownloadCommand: AsyncParsableCommand {
 
     enum Client: String, ExpressibleByArgument {
         /// ImageDownloader on its lean HTTP/1.1 client (as `webimage prefetch` uses it); `webimage-ahc` on AsyncHTTPClient.
-        case webimage, webimageAHC = "webimage-ahc", ahc, nio
+        case webimage, webimageAHC = "webimage-ahc", ahc, nio, nioStore = "nio-store"
     }
 
     func run() async throws {
@@ -56,6 +56,8 @@ struct BenchDownloadCommand: AsyncParsableCommand {
         let (failed, bytes) = switch client {
         case .ahc: await AHCFloorBench.run(urls, concurrency: concurrency, out: out)
         case .nio: await NIOFloorBench.run(urls, concurrency: concurrency, out: out)
+        case .nioStore:
+            await NIOFloorBench.run(urls, concurrency: concurrency, out: out, store: DiskCache(directory: URL(fileURLWithPath: out)))
         case .webimage, .webimageAHC: await Self.download(urls, with: downloader, context: context, out: out)
         }
         let elapsed = clock.now - start

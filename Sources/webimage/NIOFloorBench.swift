@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
+import WebImage
 
 /// `bench-download --client nio`: a bare HTTP/1.1 client on SwiftNIO — `--concurrency` keep-alive
 /// connections, each writing its next GET from the event loop as the last response ends, bodies
@@ -10,11 +11,11 @@ import Synchronization
 /// could cost per request, beside AsyncHTTPClient's floor (`--client ahc`). Plain `http` URLs of
 /// one host and port (the benchmark's origin).
 enum NIOFloorBench {
-    static func run(_ urls: [URL], concurrency: Int, out: String) async -> (failed: Int, bytes: Int) {
+    static func run(_ urls: [URL], concurrency: Int, out: String, store: DiskCache? = nil) async -> (failed: Int, bytes: Int) {
         guard let first = urls.first, let host = first.host else { return (urls.count, 0) }
         let port = first.port ?? 80
         let totals = await withCheckedContinuation { (continuation: CheckedContinuation<Totals, Never>) in
-            let work = Work(urls: urls, out: out, host: host, port: port, done: continuation)
+            let work = Work(urls: urls, out: out, host: host, port: port, store: store, done: continuation)
             for _ in 0..<min(concurrency, urls.count) { work.connect() }
         }
         return (totals.failed, totals.bytes)
@@ -32,11 +33,12 @@ enum NIOFloorBench {
         let out: String
         let host: String
         let port: Int
+        let store: DiskCache?
         let totals = Mutex(Totals())
         let done: CheckedContinuation<Totals, Never>
 
-        init(urls: [URL], out: String, host: String, port: Int, done: CheckedContinuation<Totals, Never>) {
-            (self.urls, self.out, self.host, self.port, self.done) = (urls, out, host, port, done)
+        init(urls: [URL], out: String, host: String, port: Int, store: DiskCache?, done: CheckedContinuation<Totals, Never>) {
+            (self.urls, self.out, self.host, self.port, self.store, self.done) = (urls, out, host, port, store, done)
         }
 
         func connect() {
@@ -81,6 +83,7 @@ enum NIOFloorBench {
         private var index: Int?
         private var status: HTTPResponseStatus = .ok
         private var body = ByteBuffer()
+        private var validators: HTTPValidators?
 
         init(work: Work) { self.work = work }
 
@@ -92,13 +95,20 @@ enum NIOFloorBench {
             switch unwrapInboundIn(data) {
             case .head(let head):
                 status = head.status
+                validators = HTTPValidators(etag: head.headers.first(name: "etag"), lastModified: head.headers.first(name: "last-modified"))
                 body.clear()
             case .body(var part):
                 body.writeBuffer(&part)
             case .end:
                 guard let index else { return }
                 var size: Int?
-                if status == .ok {
+                if status == .ok, let store = work.store {
+                    let data = Data(body.readableBytesView)
+                    if (try? ImageIntegrity.check(data)) != nil,
+                       (try? store.store(data, forKey: work.urls[index].absoluteString, validators: validators)) != nil {
+                        size = data.count
+                    }
+                } else if status == .ok {
                     let path = work.out + "/" + String(index) + "-" + work.urls[index].lastPathComponent
                     if (try? Data(body.readableBytesView).write(to: URL(fileURLWithPath: path))) != nil { size = body.readableBytes }
                 }

@@ -3,25 +3,24 @@ import Foundation
 /// The last step of a download, on the operation's delivery queue: `304` handling, the
 /// decryptor, the empty-body check and the decode (SD's `URLSession:task:didCompleteWithError:`).
 enum DownloadCompletion {
-    /// Whether ``result(of:operation:metrics:)`` is quick enough for an event loop: a new body,
+    /// Whether ``result(of:url:options:context:config:metrics:)`` is quick enough for an event loop: a new body,
     /// no decryptor (app code), and a coder that checks it quickly (``QuickDecoding``).
-    static func isQuick(_ output: TransferOutput, operation: DownloadOperation) -> Bool {
-        let context = operation.context
-        guard output.response.statusCode != 304, context.decryptor ?? operation.environment.config.decryptor == nil,
+    static func isQuick(_ output: TransferOutput, context: ImageLoaderContext, config: DownloaderConfig) -> Bool {
+        guard output.response.statusCode != 304, context.decryptor ?? config.decryptor == nil,
               let coder = LoaderDecoding.coder(for: context) as? any QuickDecoding
         else { return false }
         return coder.decodesQuickly(output.data)
     }
 
     static func result(
-        of outcome: Result<TransferOutput, WebImageError>, operation: DownloadOperation, metrics: DownloadMetrics?
+        of outcome: Result<TransferOutput, WebImageError>, url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+        config: DownloaderConfig, metrics: DownloadMetrics?
     ) -> Result<ImageLoaderResult, WebImageError> {
         let output: TransferOutput
         switch outcome {
         case .failure(let error): return .failure(error)
         case .success(let value): output = value
         }
-        let context = operation.context
         if output.response.statusCode == 304 {
             if let image = context.cachedImage {
                 return .success(ImageLoaderResult(
@@ -29,19 +28,19 @@ enum DownloadCompletion {
                     isNotModified: true))
             }
             guard let cached = context.cachedData else { return .failure(.cacheNotModified) }
-            return LoaderDecoding.decode(cached, url: operation.url, options: operation.options, context: context).map {
+            return LoaderDecoding.decode(cached, url: url, options: options, context: context).map {
                 ImageLoaderResult(image: $0, data: cached, response: output.response, metrics: metrics, isNotModified: true)
             }
         }
         var data = output.data
-        if let decryptor = context.decryptor ?? operation.environment.config.decryptor {
+        if let decryptor = context.decryptor ?? config.decryptor {
             guard let decrypted = decryptor.decryptedData(data, response: output.response) else {
                 return .failure(.badImageData(reason: "the decryptor returned nil"))
             }
             data = decrypted
         }
         guard !data.isEmpty else { return .failure(.badImageData(reason: "the response body is empty")) }
-        return LoaderDecoding.decode(data, url: operation.url, options: operation.options, context: context).map {
+        return LoaderDecoding.decode(data, url: url, options: options, context: context).map {
             ImageLoaderResult(image: $0, data: data, response: output.response, metrics: metrics)
         }
     }

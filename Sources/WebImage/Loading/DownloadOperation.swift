@@ -217,21 +217,27 @@ final class DownloadOperation: DownloadQueueItem {
         }
         environment.events.emit(.stop(url))
         guard proceed else { return environment.queue.remove(self) }
-        guard case .success(let output) = outcome, !DownloadCompletion.isQuick(output, operation: self) else {
+        guard case .success(let output) = outcome, !DownloadCompletion.isQuick(output, context: context, config: environment.config) else {
             return finish(with: outcome, metrics: metrics)
         }
         ImageWorkQueue.decoding.async { [self] in
             // Everyone left while the bytes waited for a decoder: nothing to decode for.
             let result: Result<ImageLoaderResult, WebImageError> = state.withLock { $0.callers.isEmpty }
-                ? .failure(.cancelled) : DownloadCompletion.result(of: outcome, operation: self, metrics: metrics)
+                ? .failure(.cancelled) : completion(of: outcome, metrics: metrics)
             environment.queue.remove(self)
             deliver(result, metrics: metrics)
         }
     }
 
+    private func completion(
+        of outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?
+    ) -> Result<ImageLoaderResult, WebImageError> {
+        DownloadCompletion.result(of: outcome, url: url, options: options, context: context, config: environment.config, metrics: metrics)
+    }
+
     private func finish(with outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?) {
         environment.queue.remove(self)
-        deliver(DownloadCompletion.result(of: outcome, operation: self, metrics: metrics), metrics: metrics)
+        deliver(completion(of: outcome, metrics: metrics), metrics: metrics)
     }
 
     /// Answers every caller: those that only resume a task at once, on this thread; the rest on

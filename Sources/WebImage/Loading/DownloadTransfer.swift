@@ -82,14 +82,14 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     /// The final head; a failed future stops the request.
     func headArrived(_ head: HTTPResponseHead, task: any TransferTask) -> EventLoopFuture<Void> {
         let url = state.withLock { $0.visitedURL } ?? operation.request.url
-        var response = DownloadResponse(
-            url: url, status: HTTPResponse.Status(code: Int(head.status.code)),
-            headerFields: HTTPFields(head.headers))
-        if let modifier = operation.context.responseModifier ?? config.responseModifier {
-            guard let modified = modifier.modifiedResponse(response) else {
-                return fail(task, .invalidDownloadResponse(reason: "the response modifier returned nil"))
-            }
-            response = modified
+        let verdict = ResponseAcceptance.verdict(
+            for: head, url: url, config: config, modifier: operation.context.responseModifier ?? config.responseModifier)
+        let response: DownloadResponse
+        switch verdict {
+        case .accepted(let accepted): response = accepted
+        case .refused(let error, let refused):
+            guard let refused else { return fail(task, error) }
+            response = refused
         }
         let expected = response.expectedContentLength
         state.withLock { state in
@@ -99,19 +99,11 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
             state.lastActivity = .now()
         }
         operation.transferReceived(response)
-        if response.statusCode != 304 {
-            guard config.acceptableStatusCodes.contains(response.statusCode) else {
-                return fail(task, .invalidDownloadStatusCode(response.statusCode))
-            }
-            guard config.accepts(contentType: response.mimeType) else {
-                return fail(task, .invalidDownloadContentType(response.headerFields[.contentType]))
-            }
-            if expected > config.maximumResponseSize {
-                return fail(task, .transport(.responseTooLarge(limit: config.maximumResponseSize)))
-            }
-            // Only an accepted body gets room up front, and never more than the limit: a 304 (no
-            // body, whatever its Content-Length says) once reserved 2^45 bytes and trapped.
-            if expected > 0 { state.withLock { $0.data.reserveCapacity(Int(min(expected, config.maximumResponseSize))) } }
+        if case .refused(let error, _) = verdict { return fail(task, error) }
+        // Only an accepted body gets room up front, and never more than the limit: a 304 (no
+        // body, whatever its Content-Length says) once reserved 2^45 bytes and trapped.
+        if expected > 0, response.statusCode != 304 {
+            state.withLock { $0.data.reserveCapacity(Int(min(expected, config.maximumResponseSize))) }
         }
         operation.deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: expected, url: operation.url))
         if operation.options.contains(.progressiveLoad) { startProgressiveDecoding() }

@@ -16,7 +16,7 @@ public final class ImageDownloader: ImageLoader {
     /// The downloader the shared ``ImageLoadersManager`` uses, with the default config.
     public static let shared = ImageDownloader()
 
-    private struct State {
+    struct State {
         var operations: [DownloadShareKey: DownloadOperation] = [:]
         var headers: HTTPFields
         var isShutDown = false
@@ -26,11 +26,11 @@ public final class ImageDownloader: ImageLoader {
     private let client: HTTPClient
     /// Whether ``shutdown()`` shuts the client down: only one this downloader made.
     private let ownsClient: Bool
-    private let queue: DownloadQueue
+    let queue: DownloadQueue
     /// The lean client, when the config asks for it and the client is the downloader's own.
     let http1: HTTP1Transport?
-    private let hub = DownloaderEventHub()
-    private let state: Mutex<State>
+    let hub = DownloaderEventHub()
+    let state: Mutex<State>
 
     public convenience init(config: DownloaderConfig = .default) {
         self.init(config: config, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(config)),
@@ -209,10 +209,6 @@ public final class ImageDownloader: ImageLoader {
     }
 }
 
-extension ImageDownloader: BulkLoadExecuting {
-    /// The lean client's event loops, when the downloader uses it.
-    var bulkExecutors: [any TaskExecutor] { http1?.executors ?? [] }
-}
 
 extension ImageDownloader: DirectLoading {
     /// The async load: its completion only resumes the awaiting task, so the operation answers it

@@ -59,9 +59,14 @@ public final class ImageLoadersManager: ImageLoader {
 }
 
 extension ImageLoadersManager: BulkLoadExecuting {
-    /// The first loader's (from the highest priority) that has any.
-    var bulkExecutors: [any TaskExecutor] {
-        allLoaders.reversed().lazy.compactMap { ($0 as? any BulkLoadExecuting)?.bulkExecutors }.first { !$0.isEmpty } ?? []
+    /// The first (from the highest priority) loader's that has one.
+    var bulkDownloader: ImageDownloader? {
+        allLoaders.reversed().lazy.compactMap { ($0 as? any BulkLoadExecuting)?.bulkDownloader }.first
+    }
+
+    func sendsToBulkDownloader(_ url: URL) -> Bool {
+        guard let chosen = loader(for: url) as? any BulkLoadExecuting else { return false }
+        return chosen.bulkDownloader === bulkDownloader && chosen.sendsToBulkDownloader(url)
     }
 }
 

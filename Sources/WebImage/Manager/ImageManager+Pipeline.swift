@@ -99,10 +99,18 @@ extension ImageManager {
 
     /// The loader's answer; a success under ``WebImageOptions/retryFailed`` takes the URL off the blocklist.
     func callLoader(
-        _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+        _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?, lane: BulkLane? = nil
     ) async throws(WebImageError) -> ImageLoaderResult {
-        let loaded = try await request.loader.loadImage(
-            with: request.url, options: request.options.downloaderOptions, context: context, progress: progress)
+        let options = request.options.downloaderOptions
+        let loaded: ImageLoaderResult
+        // A bulk worker's load takes its lane when the loader would send it to the lane's downloader.
+        if let lane, let loader = request.loader as? any BulkLoadExecuting, loader.bulkDownloader === lane.downloader,
+           loader.sendsToBulkDownloader(request.url),
+           let result = await lane.downloader.bulkLoad(request.url, options: options, context: context, on: lane.connection) {
+            loaded = try result.get()
+        } else {
+            loaded = try await request.loader.loadImage(with: request.url, options: options, context: context, progress: progress)
+        }
         if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
         return loaded
     }

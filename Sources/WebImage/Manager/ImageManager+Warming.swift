@@ -11,13 +11,14 @@ import Foundation
 extension ImageManager {
     /// Makes sure the cache a load of `url` would use holds its image; throws what the load would.
     /// Cancelling the calling task cancels it with ``WebImageError/cancelled``.
-    func warmCache(for url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError) {
+    /// A bulk worker's `lane` carries the download when the loader would send it to the lane's downloader.
+    func warmCache(for url: URL, options: WebImageOptions, context: WebImageContext, lane: BulkLane? = nil) async throws(WebImageError) {
         switch begin(url, options: options, context: context) {
         case .answered:
             return
         case .longWay(let request):
             if let key = request.key, let cache = request.cache as? ImageCache, request.onlyStoresOriginalBytesOnDisk {
-                try await storeLoadedBytes(request, key: key, in: cache)
+                try await storeLoadedBytes(request, key: key, in: cache, lane: lane)
             } else {
                 _ = try await loadTheLongWay(request)
             }
@@ -25,7 +26,9 @@ extension ImageManager {
     }
 
     /// The long way's steps for such a load, minus the image it would answer with.
-    private func storeLoadedBytes(_ request: LoadRequest, key: String, in cache: ImageCache) async throws(WebImageError) {
+    private func storeLoadedBytes(
+        _ request: LoadRequest, key: String, in cache: ImageCache, lane: BulkLane?
+    ) async throws(WebImageError) {
         instrumentation.loadStarted(request.url)
         try checkAdmitted(request)
         // A disk hit needs no decode here: the prefetch wants the bytes there, not the image.
@@ -37,7 +40,8 @@ extension ImageManager {
         if let refusal = downloadRefusal(request) { throw fail(refusal, request) }
         let loaded: ImageLoaderResult
         do {
-            loaded = try await callLoader(request, context: request.loaderContext(cachedValidators: nil, cachedImage: nil), progress: nil)
+            loaded = try await callLoader(
+                request, context: request.loaderContext(cachedValidators: nil, cachedImage: nil), progress: nil, lane: lane)
         } catch {
             throw recordFailure(error, request)
         }

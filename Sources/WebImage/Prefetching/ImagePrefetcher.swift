@@ -109,14 +109,22 @@ public final class ImagePrefetcher: Sendable {
         let workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
         // On the lean client's event loops when the loader has them (a load then resumes where its
         // response arrived), spread round-robin; elsewhere on the cooperative pool.
-        let executors = (manager.imageLoader as? any BulkLoadExecuting)?.bulkExecutors ?? []
+        let bulk = manager.imageLoader as? any BulkLoadExecuting
+        let executors = bulk?.bulkExecutors ?? []
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<workers where !token.urls.isEmpty {
                 let executor = executors.isEmpty ? nil : executors[worker % executors.count]
+                // Each worker has a connection of its own on its loop (``BulkLane``).
+                let lane = executor.flatMap { executor in
+                    bulk?.bulkDownloader.flatMap { downloader in
+                        downloader.bulkConnection(for: executor).map { BulkLane(downloader: downloader, connection: $0) }
+                    }
+                }
                 group.addTask(executorPreference: executor) {
                     await PreferredExecutor.$current.withValue(executor) {
-                        await self.work(token, next: next, repeats: repeats, settings: settings)
+                        await self.work(token, next: next, repeats: repeats, settings: settings, lane: lane)
                     }
+                    lane?.connection.close()
                 }
             }
         }
@@ -124,7 +132,9 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// One worker: takes the next list position until the list is done or the prefetch cancelled.
-    private func work(_ token: PrefetchToken, next: NextIndex, repeats: PrefetchRepeats, settings: Settings) async {
+    private func work(
+        _ token: PrefetchToken, next: NextIndex, repeats: PrefetchRepeats, settings: Settings, lane: BulkLane?
+    ) async {
         let urls = token.urls
         while !Task.isCancelled {
             let index = next.take()
@@ -134,7 +144,7 @@ public final class ImagePrefetcher: Sendable {
             if repeats.isRepeat(index) {
                 succeeded = await repeats.outcome(forRepeat: index)
             } else {
-                succeeded = await load(url, settings: settings, limit: settings.maxConcurrentPrefetchCount)
+                succeeded = await load(url, settings: settings, limit: settings.maxConcurrentPrefetchCount, lane: lane)
                 repeats.finish(index, outcome: succeeded)
             }
             guard let succeeded, token.record(succeeded: succeeded, observe: { _, _ in
@@ -145,11 +155,11 @@ public final class ImagePrefetcher: Sendable {
 
     /// One load in the window: `true` loaded, `false` failed, `nil` cancelled with the prefetch
     /// (neither finished nor skipped).
-    private func load(_ url: URL, settings: Settings, limit: Int) async -> Bool? {
+    private func load(_ url: URL, settings: Settings, limit: Int, lane: BulkLane?) async -> Bool? {
         guard await window.enter(limit: limit) else { return nil }
         defer { window.leave(limit: limit) }
         do {
-            try await manager.warmCache(for: url, options: settings.options, context: settings.context)
+            try await manager.warmCache(for: url, options: settings.options, context: settings.context, lane: lane)
             return true
         } catch {
             // Cancelled with the prefetch (the task, before the token hears of it).

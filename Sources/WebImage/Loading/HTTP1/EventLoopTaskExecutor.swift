@@ -15,9 +15,3 @@ final class EventLoopTaskExecutor: TaskExecutor {
         eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
-
-/// A loader whose bulk work runs best on executors of its own (the lean client's event loops).
-protocol BulkLoadExecuting {
-    /// The executors a prefetch spreads its loads over; empty for none.
-    var bulkExecutors: [any TaskExecutor] { get }
-}

@@ -58,17 +58,7 @@ final class HTTP1Exchange: TransferTask {
 
     /// The current hop's request head (with `Host`) and end.
     func requestParts() -> (HTTPRequestHead, HTTPHeaders?) {
-        let request = state.withLock { $0.request }
-        var path = request.url.path(percentEncoded: true)
-        if path.isEmpty { path = "/" }
-        if let query = request.url.query(percentEncoded: true) { path += "?" + query }
-        var headers = HTTPHeaders(request.headerFields)
-        if !headers.contains(name: "host"), let host = request.url.host {
-            let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host  // an IPv6 literal keeps its brackets
-            headers.add(name: "Host", value: request.url.port.map { "\(name):\($0)" } ?? name)
-        }
-        let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: path, headers: headers)
-        return (head, nil)
+        (state.withLock { $0.request }.http1Head, nil)
     }
 
     /// Takes `connection` for the current hop; `false` when the exchange has ended (failed or
@@ -174,7 +164,7 @@ final class HTTP1Exchange: TransferTask {
 
     /// Where a redirect response points, when it is one to follow: as AsyncHTTPClient, only to
     /// `http` or `https` (a redirect elsewhere is the answer, and its status fails the download).
-    private static func redirectTarget(_ head: HTTPResponseHead, from url: URL) -> URL? {
+    static func redirectTarget(_ head: HTTPResponseHead, from url: URL) -> URL? {
         guard [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "location"),
               let target = URL(string: location, relativeTo: url)?.absoluteURL,
               target.scheme?.isHTTPScheme ?? false

@@ -75,58 +75,81 @@ final class HTTP1Transport: Sendable {
         return exchange
     }
 
+    /// Where requests for a URL go: the pool's key, the host and port to connect to, and TLS.
+    struct Route {
+        let key: String
+        let host: String
+        let port: Int
+        let secure: Bool
+        let verifies: Bool
+
+        init(_ url: URL, tlsConfiguration: TLSConfiguration?) throws {
+            guard let host = url.host, !host.isEmpty else { throw HTTPClientError.emptyHost }
+            // `URL.host` is percent-decoded: `%0D%0A` in a URL's host would reach the Host header as a line break.
+            guard host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { throw HTTPClientError.invalidURL }
+            self.host = host
+            secure = url.scheme?.isScheme("https") ?? false
+            verifies = tlsConfiguration?.certificateVerification != CertificateVerification.none
+            port = url.port ?? (secure ? 443 : 80)
+            // A connection that skipped the certificate check never carries a request that wants it.
+            key = secure ? "https://\(host.lowercased()):\(port)\(verifies ? "" : " unverified")" : "\(host.lowercased()):\(port)"
+        }
+    }
+
     /// Sends the exchange's current request on an idle connection to its host, or a new one.
     func send(_ exchange: HTTP1Exchange, to url: URL) {
-        guard let host = url.host, !host.isEmpty else { return exchange.connectFailed(HTTPClientError.emptyHost) }
-        // `URL.host` is percent-decoded: `%0D%0A` in a URL's host would reach the Host header as a line break.
-        guard host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { return exchange.connectFailed(HTTPClientError.invalidURL) }
-        let secure = url.scheme?.isScheme("https") ?? false
-        let verifies = exchange.tlsConfiguration?.certificateVerification != CertificateVerification.none
-        let port = url.port ?? (secure ? 443 : 80)
-        // A connection that skipped the certificate check never carries a request that wants it.
-        let key = secure ? "https://\(host.lowercased()):\(port)\(verifies ? "" : " unverified")" : "\(host.lowercased()):\(port)"
+        let route: Route
+        do { route = try Route(url, tlsConfiguration: exchange.tlsConfiguration) } catch { return exchange.connectFailed(error) }
         let reused = state.withLock { state -> HTTP1Connection? in
-            guard !state.isShutDown, var list = state.idle[key], !list.isEmpty else { return nil }
+            guard !state.isShutDown, var list = state.idle[route.key], !list.isEmpty else { return nil }
             let index = list.lastIndex { $0.eventLoop === exchange.eventLoop } ?? list.count - 1
             let connection = list.remove(at: index)
-            state.idle[key] = list
+            state.idle[route.key] = list
             state.idleCount -= 1
             return connection
         }
         if let reused { return reused.send(exchange) }
-        if state.withLock({ $0.isShutDown }) { return exchange.connectFailed(HTTPClientError.alreadyShutdown) }
+        let connection = HTTP1Connection(key: route.key, transport: self, eventLoop: exchange.eventLoop)
+        connect(route, tlsConfiguration: exchange.tlsConfiguration, handler: connection, on: exchange.eventLoop).whenComplete { result in
+            switch result {
+            case .success: connection.send(exchange)
+            case .failure(let error): exchange.connectFailed(error)
+            }
+        }
+    }
+
+    /// A new connection for `route` on `eventLoop`, with `handler` last in its pipeline to read
+    /// the responses; fails at once once the transport is shut down.
+    func connect(
+        _ route: Route, tlsConfiguration: TLSConfiguration?, handler: some ChannelInboundHandler & Sendable,
+        on eventLoop: any EventLoop
+    ) -> EventLoopFuture<any Channel> {
+        if state.withLock({ $0.isShutDown }) { return eventLoop.makeFailedFuture(HTTPClientError.alreadyShutdown) }
         let tls: NIOSSLContext?
         do {
-            tls = secure ? try tlsContext(verifying: verifies, configuration: exchange.tlsConfiguration) : nil
+            tls = route.secure ? try tlsContext(verifying: route.verifies, configuration: tlsConfiguration) : nil
         } catch {
-            return exchange.connectFailed(error)
+            return eventLoop.makeFailedFuture(error)
         }
-        let connection = HTTP1Connection(key: key, transport: self, eventLoop: exchange.eventLoop)
-        ClientBootstrap(group: exchange.eventLoop)
+        return ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
                         // No SNI for an IP literal (TLS forbids it); the certificate is then checked against the address.
-                        let isAddress = (try? SocketAddress(ipAddress: host, port: port)) != nil
+                        let isAddress = (try? SocketAddress(ipAddress: route.host, port: route.port)) != nil
                         try channel.pipeline.syncOperations.addHandler(
-                            NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : host))
+                            NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : route.host))
                     }
                     // No outbound header validation: every request part is valid by construction (names are
                     // `HTTPField.Name`s, values legalized by `HTTPField`, the target and Host from a parsed
                     // `URL`), and checking each header again cost 2 % of a bulk prefetch's CPU.
                     try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
-                    try channel.pipeline.syncOperations.addHandler(connection)
+                    try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
-            .connect(host: host, port: port)
-            .whenComplete { result in
-                switch result {
-                case .success: connection.send(exchange)
-                case .failure(let error): exchange.connectFailed(error)
-                }
-            }
+            .connect(host: route.host, port: route.port)
     }
 
     /// Connections waiting in the pool, all hosts together.

@@ -1,0 +1,23 @@
+import Foundation
+
+/// One bulk prefetch worker's way to its downloader's lean client: a connection of its own on
+/// the event loop the worker runs on (``EventLoopTaskExecutor``). A load of a URL that downloader
+/// would carry goes down the lane (``ImageDownloader/bulkLoad(_:options:context:on:)``); any
+/// other, or one the lane hands back, goes the ordinary way.
+struct BulkLane: Sendable {
+    let downloader: ImageDownloader
+    let connection: HTTP1BulkConnection
+}
+
+/// A loader whose bulk work runs best on executors of its own (the lean client's event loops).
+protocol BulkLoadExecuting {
+    /// The downloader on the lean client that this loader sends `http(s)` loads to, if any.
+    var bulkDownloader: ImageDownloader? { get }
+    /// Whether this loader sends `url` to ``bulkDownloader``.
+    func sendsToBulkDownloader(_ url: URL) -> Bool
+}
+
+extension BulkLoadExecuting {
+    /// The executors a prefetch spreads its loads over (one per event loop); empty for none.
+    var bulkExecutors: [any TaskExecutor] { bulkDownloader?.http1?.executors ?? [] }
+}

@@ -1,0 +1,326 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+
+/// The keep-alive connection one bulk prefetch worker owns on ``HTTP1Transport``: it fetches one
+/// request at a time, the next written from the event loop the last one ended on — the shape of
+/// `curl --parallel`, without the per-download operation, token, queue entry, transfer and
+/// exchange an ordinary download makes (BENCHMARKS.md, "Bulk download"). What it does not do, it
+/// says: a redirect comes back as ``Outcome/redirect`` for the ordinary path to follow.
+///
+/// Kept from the ordinary path: the head's checks (``ResponseAcceptance``), the size limit while
+/// the body streams, the request's idle timeout and the config's resource timeout, one retry of a
+/// request a reused connection dropped before answering, and cancel. Each fetch ends exactly once.
+final class HTTP1BulkConnection: Sendable {
+    enum Outcome: Sendable {
+        /// The head was accepted and the whole body is in.
+        case response(DownloadResponse, Data)
+        /// The response redirects; the ordinary path follows it.
+        case redirect
+        case failure(any Error)
+    }
+
+    /// What the head and body checks need, fixed for one prefetch.
+    struct Checks: Sendable {
+        let config: DownloaderConfig
+        let responseModifier: (any DownloadResponseModifying)?
+    }
+
+    private struct Fetch {
+        let request: DownloadRequest
+        let checks: Checks
+        let continuation: UnsafeContinuation<Outcome, Never>
+        let deadline: NIODeadline?
+        var response: DownloadResponse?
+        var body = Data()
+        var lastActivity = NIODeadline.now()
+        var isRedirect = false
+        var keepAlive = true
+        /// Why we stopped the fetch ourselves; wins over what the connection reports after.
+        var failure: (any Error)?
+        var retried = false
+    }
+
+    private struct State {
+        var channel: (any Channel)?
+        var routeKey: String?
+        /// Which channel is current: events of an older one are stale.
+        var generation = 0
+        var served = 0
+        var fetch: Fetch?
+        var timerArmed = false
+        var isCancelled = false
+    }
+
+    let eventLoop: any EventLoop
+    private let transport: HTTP1Transport
+    private let tlsConfiguration: TLSConfiguration?
+    private let state = Mutex(State())
+
+    init(transport: HTTP1Transport, eventLoop: any EventLoop, tlsConfiguration: TLSConfiguration?) {
+        self.transport = transport
+        self.eventLoop = eventLoop
+        self.tlsConfiguration = tlsConfiguration
+    }
+
+    /// Fetches `request`; cancelling the calling task ends it with `HTTPClientError.cancelled`.
+    func fetch(_ request: DownloadRequest, checks: Checks) async -> Outcome {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                let deadline = checks.config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64($0 * 1e9)) }
+                let fetch = Fetch(request: request, checks: checks, continuation: continuation, deadline: deadline)
+                let cancelled = state.withLock { state in
+                    if !state.isCancelled { state.fetch = fetch }
+                    return state.isCancelled
+                }
+                if cancelled { return continuation.resume(returning: .failure(HTTPClientError.cancelled)) }
+                // The worker runs on this loop (``EventLoopTaskExecutor``): no hop.
+                if eventLoop.inEventLoop { send() } else { eventLoop.execute { self.send() } }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Ends the fetch in flight as cancelled and takes no more; closes the connection.
+    func cancel() {
+        let channel = state.withLock { state in
+            state.isCancelled = true
+            if var fetch = state.fetch {
+                fetch.failure = fetch.failure ?? HTTPClientError.cancelled
+                state.fetch = fetch
+            }
+            return state.channel
+        }
+        if let channel { channel.close(promise: nil) } else { end(with: nil) }
+    }
+
+    /// Closes the connection once the worker is done with it.
+    func close() {
+        let channel = state.withLock { state in
+            defer { state.channel = nil; state.generation += 1 }
+            return state.channel
+        }
+        channel?.close(promise: nil)
+    }
+
+    // MARK: Sending
+
+    /// Writes the fetch's request on the open connection to its host, or connects first.
+    private func send() {
+        guard let request = state.withLock({ $0.fetch?.request }) else { return }
+        let route: HTTP1Transport.Route
+        do { route = try HTTP1Transport.Route(request.url, tlsConfiguration: tlsConfiguration) } catch { return end(with: error) }
+        let open = state.withLock { state -> (any Channel)? in
+            guard state.routeKey == route.key, let channel = state.channel else { return nil }
+            return channel
+        }
+        if let open { return write(request, on: open) }
+        let (stale, generation) = state.withLock { state in
+            defer { state.channel = nil; state.routeKey = route.key; state.generation += 1; state.served = 0 }
+            return (state.channel, state.generation + 1)
+        }
+        stale?.close(promise: nil)
+        let reader = Reader(connection: self, generation: generation)
+        transport.connect(route, tlsConfiguration: tlsConfiguration, handler: reader, on: eventLoop).whenComplete { [self] result in
+            switch result {
+            case .failure(let error):
+                if state.withLock({ $0.generation == generation }) { end(with: error) }
+            case .success(let channel):
+                let current = state.withLock { state in
+                    guard state.generation == generation, !state.isCancelled else { return false }
+                    state.channel = channel
+                    return true
+                }
+                guard current else {
+                    channel.close(promise: nil)
+                    return end(with: nil)
+                }
+                write(request, on: channel)
+            }
+        }
+    }
+
+    private func write(_ request: DownloadRequest, on channel: any Channel) {
+        let armTimer = state.withLock { state in
+            state.fetch?.lastActivity = .now()
+            defer { state.timerArmed = true }
+            return !state.timerArmed
+        }
+        if armTimer { scheduleTimer(in: .nanoseconds(Int64(max(0.001, request.timeout) * 1e9))) }
+        channel.write(HTTPClientRequestPart.head(request.http1Head), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+    }
+
+    // MARK: Receiving
+
+    fileprivate func received(_ part: HTTPClientResponsePart, generation: Int) {
+        switch part {
+        case .head(let head):
+            let verdict = state.withLock { state -> ResponseAcceptance.Verdict? in
+                guard state.generation == generation, var fetch = state.fetch else { return nil }
+                defer { state.fetch = fetch }
+                fetch.lastActivity = .now()
+                fetch.keepAlive = head.isKeepAlive
+                if fetch.checks.config.maximumRedirects > 0,
+                   HTTP1Exchange.redirectTarget(head, from: fetch.request.url) != nil {
+                    fetch.isRedirect = true
+                    return nil
+                }
+                let verdict = ResponseAcceptance.verdict(
+                    for: head, url: fetch.request.url, config: fetch.checks.config, modifier: fetch.checks.responseModifier)
+                switch verdict {
+                case .accepted(let response):
+                    fetch.response = response
+                    let expected = response.expectedContentLength
+                    if expected > 0, response.statusCode != 304 {
+                        fetch.body.reserveCapacity(Int(min(expected, fetch.checks.config.maximumResponseSize)))
+                    }
+                case .refused(let error, _):
+                    fetch.failure = fetch.failure ?? error
+                }
+                return verdict
+            }
+            // A refused body is not read: the connection goes, as with the ordinary path.
+            if case .refused = verdict { closeChannel(generation) }
+        case .body(let buffer):
+            let tooLarge = state.withLock { state -> Bool in
+                guard state.generation == generation, var fetch = state.fetch, fetch.failure == nil, !fetch.isRedirect
+                else { return false }
+                defer { state.fetch = fetch }
+                fetch.lastActivity = .now()
+                let limit = fetch.checks.config.maximumResponseSize
+                guard Int64(fetch.body.count + buffer.readableBytes) <= limit else {
+                    fetch.failure = WebImageError.transport(.responseTooLarge(limit: limit))
+                    return true
+                }
+                buffer.withUnsafeReadableBytes { fetch.body.append(contentsOf: $0) }
+                return false
+            }
+            if tooLarge { closeChannel(generation) }
+        case .end:
+            let ended = state.withLock { state -> (UnsafeContinuation<Outcome, Never>, Outcome, reusable: Bool)? in
+                guard state.generation == generation, let fetch = state.fetch, fetch.failure == nil else { return nil }
+                state.fetch = nil
+                state.served += 1
+                if fetch.isRedirect { return (fetch.continuation, .redirect, fetch.keepAlive) }
+                guard let response = fetch.response else {
+                    let error = WebImageError.transport(.badServerResponse(reason: "no response head"))
+                    return (fetch.continuation, .failure(error), false)
+                }
+                return (fetch.continuation, .response(response, fetch.body), fetch.keepAlive)
+            }
+            guard let (continuation, outcome, reusable) = ended else { return }
+            if !reusable { closeChannel(generation) }
+            continuation.resume(returning: outcome)
+        }
+    }
+
+    /// The channel closed (or failed): a fetch still waiting ends, or is retried once on a new
+    /// connection when a reused one closed before any head arrived.
+    fileprivate func closed(generation: Int, error: (any Error)?) {
+        let retry = state.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            state.channel = nil
+            state.routeKey = nil
+            guard var fetch = state.fetch, fetch.failure == nil, !state.isCancelled, state.served > 0,
+                  fetch.response == nil, !fetch.isRedirect, !fetch.retried
+            else { return false }
+            fetch.retried = true
+            state.fetch = fetch
+            return true
+        }
+        if retry { return send() }
+        if state.withLock({ $0.generation == generation }) { end(with: error ?? ChannelError.eof) }
+    }
+
+    private func closeChannel(_ generation: Int) {
+        let channel = state.withLock { $0.generation == generation ? $0.channel : nil }
+        channel?.close(promise: nil)
+    }
+
+    /// Ends the fetch in flight with our own failure, or else `error` (nil: cancelled).
+    private func end(with error: (any Error)?) {
+        let fetch = state.withLock { state in
+            defer { state.fetch = nil }
+            return state.fetch
+        }
+        guard let fetch else { return }
+        fetch.continuation.resume(returning: .failure(fetch.failure ?? error ?? HTTPClientError.cancelled))
+    }
+
+    // MARK: Idle timer
+
+    /// One timer per connection, re-armed for the rest of the time while fetches keep arriving:
+    /// nothing from the server for the request's timeout fails the fetch as a read timeout, and
+    /// the resource deadline as a whole-request timeout.
+    private func scheduleTimer(in delay: TimeAmount) {
+        let scheduled = try? eventLoop.scheduleCallback(in: delay, handler: TimerFired(connection: self))
+        if scheduled == nil { state.withLock { $0.timerArmed = false } }
+    }
+
+    fileprivate func timerFired() {
+        let now = NIODeadline.now()
+        let (next, expired) = state.withLock { state -> (TimeAmount?, (any Error)?) in
+            guard var fetch = state.fetch else {
+                state.timerArmed = false
+                return (nil, nil)
+            }
+            let timeout = TimeAmount.nanoseconds(Int64(max(0.001, fetch.request.timeout) * 1e9))
+            var error: (any Error)?
+            if let deadline = fetch.deadline, now >= deadline {
+                error = WebImageError.transport(.timedOut(.resource))
+            } else if now - fetch.lastActivity >= timeout {
+                error = WebImageError.transport(.timedOut(.read))
+            }
+            if let error {
+                fetch.failure = fetch.failure ?? error
+                state.fetch = fetch
+                state.timerArmed = false
+                return (nil, error)
+            }
+            var next = timeout - (now - fetch.lastActivity)
+            if let deadline = fetch.deadline { next = min(next, deadline - now) }
+            return (next, nil)
+        }
+        if let next { return scheduleTimer(in: next) }
+        guard expired != nil else { return }
+        let channel = state.withLock { $0.channel }
+        if let channel { channel.close(promise: nil) } else { end(with: nil) }
+    }
+
+    private struct TimerFired: NIOScheduledCallbackHandler {
+        let connection: HTTP1BulkConnection
+        func handleScheduledCallback(eventLoop: some EventLoop) { connection.timerFired() }
+    }
+}
+
+/// Reads one channel's responses for its ``HTTP1BulkConnection``; a new channel gets a new reader.
+private final class Reader: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+
+    let connection: HTTP1BulkConnection
+    let generation: Int
+    private let error = Mutex<(any Error)?>(nil)
+
+    init(connection: HTTP1BulkConnection, generation: Int) {
+        self.connection = connection
+        self.generation = generation
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connection.received(unwrapInboundIn(data), generation: generation)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.error.withLock { $0 = $0 ?? error }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection.closed(generation: generation, error: error.withLock { $0 })
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import HTTPTypes
+import NIOHTTP1
+
+/// The checks a final response head passes before its body is wanted — the response modifier,
+/// then status, content type and declared size — one set for every way a download runs
+/// (``DownloadTransfer`` for the downloader's operations, ``HTTP1BulkConnection`` for a bulk prefetch).
+enum ResponseAcceptance {
+    /// What the head came to.
+    enum Verdict {
+        /// The body is wanted (for a 304: there is none, and the completion handles it).
+        case accepted(DownloadResponse)
+        /// The body is not wanted, for `error`; `response` is what callers see of the head (nil
+        /// when the modifier refused it).
+        case refused(WebImageError, response: DownloadResponse?)
+    }
+
+    static func verdict(
+        for head: HTTPResponseHead, url: URL, config: DownloaderConfig, modifier: (any DownloadResponseModifying)?
+    ) -> Verdict {
+        var response = DownloadResponse(
+            url: url, status: HTTPResponse.Status(code: Int(head.status.code)), headerFields: HTTPFields(head.headers))
+        if let modifier {
+            guard let modified = modifier.modifiedResponse(response) else {
+                return .refused(.invalidDownloadResponse(reason: "the response modifier returned nil"), response: nil)
+            }
+            response = modified
+        }
+        // A 304's body is empty whatever its headers say; the completion handles it.
+        guard response.statusCode != 304 else { return .accepted(response) }
+        guard config.acceptableStatusCodes.contains(response.statusCode) else {
+            return .refused(.invalidDownloadStatusCode(response.statusCode), response: response)
+        }
+        guard config.accepts(contentType: response.mimeType) else {
+            return .refused(.invalidDownloadContentType(response.headerFields[.contentType]), response: response)
+        }
+        if response.expectedContentLength > config.maximumResponseSize {
+            return .refused(.transport(.responseTooLarge(limit: config.maximumResponseSize)), response: response)
+        }
+        return .accepted(response)
+    }
+}

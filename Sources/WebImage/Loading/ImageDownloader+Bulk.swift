@@ -15,7 +15,7 @@ extension ImageDownloader: BulkLoadExecuting {
     /// A connection for a bulk worker running on `executor` (one of ``bulkExecutors``).
     func bulkConnection(for executor: any TaskExecutor) -> HTTP1BulkConnection? {
         guard let http1, let loop = (executor as? EventLoopTaskExecutor)?.eventLoop else { return nil }
-        return HTTP1BulkConnection(transport: http1, eventLoop: loop, tlsConfiguration: nil)
+        return HTTP1BulkConnection(transport: http1, config: config, eventLoop: loop, tlsConfiguration: nil)
     }
 
     /// Loads `url` on `connection`; `nil` when it must go the ordinary way: a download of it is
@@ -37,11 +37,10 @@ extension ImageDownloader: BulkLoadExecuting {
         guard let request = makeRequest(for: url, options: options, context: context) else {
             return .failure(.invalidDownloadOperation(reason: "the request modifier returned nil"))
         }
-        let checks = HTTP1BulkConnection.Checks(config: config, responseModifier: context.responseModifier ?? config.responseModifier)
         let startDate = Date()
         let started = ContinuousClock.now
         hub.emit(.start(url))
-        let outcome = await connection.fetch(request, checks: checks)
+        let outcome = await connection.fetch(request, responseModifier: context.responseModifier ?? config.responseModifier)
         let output: TransferOutput
         switch outcome {
         case .redirect:

@@ -23,15 +23,9 @@ final class HTTP1BulkConnection: Sendable {
         case failure(any Error)
     }
 
-    /// What the head and body checks need, fixed for one prefetch.
-    struct Checks: Sendable {
-        let config: DownloaderConfig
-        let responseModifier: (any DownloadResponseModifying)?
-    }
-
     private struct Fetch {
         let request: DownloadRequest
-        let checks: Checks
+        let responseModifier: (any DownloadResponseModifying)?
         let continuation: UnsafeContinuation<Outcome, Never>
         let deadline: NIODeadline?
         var response: DownloadResponse?
@@ -57,21 +51,25 @@ final class HTTP1BulkConnection: Sendable {
 
     let eventLoop: any EventLoop
     private let transport: HTTP1Transport
+    /// The downloader's: limits, accepted statuses and types, redirects, resource timeout.
+    private let config: DownloaderConfig
     private let tlsConfiguration: TLSConfiguration?
     private let state = Mutex(State())
 
-    init(transport: HTTP1Transport, eventLoop: any EventLoop, tlsConfiguration: TLSConfiguration?) {
+    init(transport: HTTP1Transport, config: DownloaderConfig, eventLoop: any EventLoop, tlsConfiguration: TLSConfiguration?) {
         self.transport = transport
+        self.config = config
         self.eventLoop = eventLoop
         self.tlsConfiguration = tlsConfiguration
     }
 
-    /// Fetches `request`; cancelling the calling task ends it with `HTTPClientError.cancelled`.
-    func fetch(_ request: DownloadRequest, checks: Checks) async -> Outcome {
+    /// Fetches `request`, its head checked with `responseModifier` first; cancelling the calling
+    /// task ends it with `HTTPClientError.cancelled`.
+    func fetch(_ request: DownloadRequest, responseModifier: (any DownloadResponseModifying)?) async -> Outcome {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
-                let deadline = checks.config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64($0 * 1e9)) }
-                let fetch = Fetch(request: request, checks: checks, continuation: continuation, deadline: deadline)
+                let deadline = config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64($0 * 1e9)) }
+                let fetch = Fetch(request: request, responseModifier: responseModifier, continuation: continuation, deadline: deadline)
                 let cancelled = state.withLock { state in
                     if !state.isCancelled { state.fetch = fetch }
                     return state.isCancelled
@@ -89,10 +87,7 @@ final class HTTP1BulkConnection: Sendable {
     func cancel() {
         let channel = state.withLock { state in
             state.isCancelled = true
-            if var fetch = state.fetch {
-                fetch.failure = fetch.failure ?? HTTPClientError.cancelled
-                state.fetch = fetch
-            }
+            if state.fetch != nil { state.fetch!.failure = state.fetch!.failure ?? HTTPClientError.cancelled }
             return state.channel
         }
         if let channel { channel.close(promise: nil) } else { end(with: nil) }
@@ -160,44 +155,42 @@ final class HTTP1BulkConnection: Sendable {
     fileprivate func received(_ part: HTTPClientResponsePart, generation: Int) {
         switch part {
         case .head(let head):
-            let verdict = state.withLock { state -> ResponseAcceptance.Verdict? in
-                guard state.generation == generation, var fetch = state.fetch else { return nil }
-                defer { state.fetch = fetch }
-                fetch.lastActivity = .now()
-                fetch.keepAlive = head.isKeepAlive
-                if fetch.checks.config.maximumRedirects > 0,
-                   HTTP1Exchange.redirectTarget(head, from: fetch.request.url) != nil {
-                    fetch.isRedirect = true
-                    return nil
+            let refused = state.withLock { state -> Bool in
+                guard state.generation == generation, state.fetch != nil else { return false }
+                // In place (`state.fetch!`): a copy would share the body and copy it on every append.
+                state.fetch!.lastActivity = .now()
+                state.fetch!.keepAlive = head.isKeepAlive
+                let url = state.fetch!.request.url
+                if config.maximumRedirects > 0, HTTP1Exchange.redirectTarget(head, from: url) != nil {
+                    state.fetch!.isRedirect = true
+                    return false
                 }
-                let verdict = ResponseAcceptance.verdict(
-                    for: head, url: fetch.request.url, config: fetch.checks.config, modifier: fetch.checks.responseModifier)
-                switch verdict {
+                switch ResponseAcceptance.verdict(for: head, url: url, config: config, modifier: state.fetch!.responseModifier) {
                 case .accepted(let response):
-                    fetch.response = response
+                    state.fetch!.response = response
                     let expected = response.expectedContentLength
                     if expected > 0, response.statusCode != 304 {
-                        fetch.body.reserveCapacity(Int(min(expected, fetch.checks.config.maximumResponseSize)))
+                        state.fetch!.body.reserveCapacity(Int(min(expected, config.maximumResponseSize)))
                     }
+                    return false
                 case .refused(let error, _):
-                    fetch.failure = fetch.failure ?? error
-                }
-                return verdict
-            }
-            // A refused body is not read: the connection goes, as with the ordinary path.
-            if case .refused = verdict { closeChannel(generation) }
-        case .body(let buffer):
-            let tooLarge = state.withLock { state -> Bool in
-                guard state.generation == generation, var fetch = state.fetch, fetch.failure == nil, !fetch.isRedirect
-                else { return false }
-                defer { state.fetch = fetch }
-                fetch.lastActivity = .now()
-                let limit = fetch.checks.config.maximumResponseSize
-                guard Int64(fetch.body.count + buffer.readableBytes) <= limit else {
-                    fetch.failure = WebImageError.transport(.responseTooLarge(limit: limit))
+                    state.fetch!.failure = state.fetch!.failure ?? error
                     return true
                 }
-                buffer.withUnsafeReadableBytes { fetch.body.append(contentsOf: $0) }
+            }
+            // A refused body is not read: the connection goes, as with the ordinary path.
+            if refused { closeChannel(generation) }
+        case .body(let buffer):
+            let tooLarge = state.withLock { state -> Bool in
+                guard state.generation == generation, let fetch = state.fetch, fetch.failure == nil, !fetch.isRedirect
+                else { return false }
+                state.fetch!.lastActivity = .now()
+                let limit = config.maximumResponseSize
+                guard Int64(fetch.body.count + buffer.readableBytes) <= limit else {
+                    state.fetch!.failure = WebImageError.transport(.responseTooLarge(limit: limit))
+                    return true
+                }
+                buffer.withUnsafeReadableBytes { state.fetch!.body.append(contentsOf: $0) }
                 return false
             }
             if tooLarge { closeChannel(generation) }
@@ -226,11 +219,10 @@ final class HTTP1BulkConnection: Sendable {
             guard state.generation == generation else { return false }
             state.channel = nil
             state.routeKey = nil
-            guard var fetch = state.fetch, fetch.failure == nil, !state.isCancelled, state.served > 0,
+            guard let fetch = state.fetch, fetch.failure == nil, !state.isCancelled, state.served > 0,
                   fetch.response == nil, !fetch.isRedirect, !fetch.retried
             else { return false }
-            fetch.retried = true
-            state.fetch = fetch
+            state.fetch!.retried = true
             return true
         }
         if retry { return send() }
@@ -265,7 +257,7 @@ final class HTTP1BulkConnection: Sendable {
     fileprivate func timerFired() {
         let now = NIODeadline.now()
         let (next, expired) = state.withLock { state -> (TimeAmount?, (any Error)?) in
-            guard var fetch = state.fetch else {
+            guard let fetch = state.fetch else {
                 state.timerArmed = false
                 return (nil, nil)
             }
@@ -277,8 +269,7 @@ final class HTTP1BulkConnection: Sendable {
                 error = WebImageError.transport(.timedOut(.read))
             }
             if let error {
-                fetch.failure = fetch.failure ?? error
-                state.fetch = fetch
+                state.fetch!.failure = fetch.failure ?? error
                 state.timerArmed = false
                 return (nil, error)
             }

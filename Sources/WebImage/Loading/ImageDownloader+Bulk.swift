@@ -24,23 +24,49 @@ extension ImageDownloader: BulkLoadExecuting {
         _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, on connection: HTTP1BulkConnection
     ) async -> Result<ImageLoaderResult, WebImageError>? {
         guard HTTP1Transport.handles(url), !options.contains(.allowInvalidSSLCertificates), !queue.isSuspended else { return nil }
-        let key = DownloadShareKey(url: url, options: options, context: context)
-        let blocked = state.withLock { state -> WebImageError?? in
-            if state.isShutDown { return .some(.invalidDownloadOperation(reason: "the downloader has been shut down")) }
-            return state.operations[key] == nil ? .none : .some(nil)
+        guard let request = makeRequest(for: url, options: options, context: context) else {
+            return .failure(.invalidDownloadOperation(reason: "the request modifier returned nil"))
         }
-        switch blocked {
+        let key = DownloadShareKey(url: url, options: options, context: context)
+        let share = BulkShare(url: url) { connection.cancel() }
+        let refusal = state.withLock { state -> WebImageError?? in
+            if state.isShutDown { return .some(.invalidDownloadOperation(reason: "the downloader has been shut down")) }
+            // A download of it in flight is joined the ordinary way.
+            guard state.operations[key] == nil, state.bulk[key] == nil else { return .some(nil) }
+            state.bulk[key] = share
+            return .none
+        }
+        switch refusal {
         case .some(.some(let error)): return .failure(error)
         case .some(.none): return nil
         case .none: break
         }
-        guard let request = makeRequest(for: url, options: options, context: context) else {
-            return .failure(.invalidDownloadOperation(reason: "the request modifier returned nil"))
+        let result = await load(request, url: url, options: options, context: context, share: share, on: connection)
+        state.withLock { state in
+            if state.bulk[key] === share { state.bulk[key] = nil }
         }
+        if let result {
+            share.end(result)
+        } else {
+            share.handOver { download(url, options: options, context: context, callbacks: $0) }
+        }
+        return result
+    }
+
+    /// The request down the lane, then the completion an operation would run.
+    private func load(
+        _ request: DownloadRequest, url: URL, options: DownloaderOptions, context: ImageLoaderContext, share: BulkShare,
+        on connection: HTTP1BulkConnection
+    ) async -> Result<ImageLoaderResult, WebImageError>? {
         let startDate = Date()
         let started = ContinuousClock.now
         hub.emit(.start(url))
-        let outcome = await connection.fetch(request, responseModifier: context.responseModifier ?? config.responseModifier)
+        let outcome = await withTaskCancellationHandler {
+            await connection.fetch(
+                request, responseModifier: context.responseModifier ?? config.responseModifier, stopped: { share.isStopped })
+        } onCancel: {
+            share.prefetchLeaves()
+        }
         let output: TransferOutput
         switch outcome {
         case .redirect:

@@ -18,8 +18,15 @@ public final class ImageDownloader: ImageLoader {
 
     struct State {
         var operations: [DownloadShareKey: DownloadOperation] = [:]
+        /// Bulk prefetch loads in flight (``BulkShare``), which ordinary callers join too.
+        var bulk: [DownloadShareKey: BulkShare] = [:]
         var headers: HTTPFields
         var isShutDown = false
+
+        /// A token on the download of `key` in flight — an operation or a bulk load — if it still takes callers.
+        func joinable(_ key: DownloadShareKey, _ callbacks: LoadCallbacks) -> DownloadToken? {
+            operations[key]?.add(callbacks) ?? bulk[key]?.add(callbacks)
+        }
     }
 
     public let config: DownloaderConfig
@@ -102,7 +109,7 @@ public final class ImageDownloader: ImageLoader {
         download(url, options: options, context: context, callbacks: LoadCallbacks(progress: progress, completion: completed))
     }
 
-    private func download(
+    func download(
         _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, callbacks: LoadCallbacks
     ) -> Result<DownloadToken, WebImageError> {
         guard canRequestImage(for: url), let host = url.host(percentEncoded: true), !host.isEmpty else {
@@ -119,9 +126,7 @@ public final class ImageDownloader: ImageLoader {
         let outcome = state.withLock { state -> (Result<DownloadToken, WebImageError>, Bool) in
             if state.isShutDown { return (.failure(.invalidDownloadOperation(reason: "the downloader has been shut down")), false) }
             // Someone may have started the same URL while the request was being built.
-            if let existing = state.operations[key], let token = existing.add(callbacks) {
-                return (.success(token), false)
-            }
+            if let token = state.joinable(key, callbacks) { return (.success(token), false) }
             state.operations[key] = operation
             return (.success(operation.add(callbacks)!), true)
         }
@@ -133,7 +138,7 @@ public final class ImageDownloader: ImageLoader {
     private func join(_ key: DownloadShareKey, callbacks: LoadCallbacks) -> Result<DownloadToken, WebImageError>? {
         state.withLock { state in
             if state.isShutDown { return .failure(.invalidDownloadOperation(reason: "the downloader has been shut down")) }
-            return state.operations[key]?.add(callbacks).map { .success($0) }
+            return state.joinable(key, callbacks).map { .success($0) }
         }
     }
 
@@ -164,12 +169,13 @@ public final class ImageDownloader: ImageLoader {
 
     /// Cancels every download; each caller gets ``WebImageError/cancelled``.
     public func cancelAllDownloads() {
-        let operations = state.withLock { state in
-            defer { state.operations = [:] }
-            return Array(state.operations.values)
+        let (operations, bulk) = state.withLock { state in
+            defer { state.operations = [:]; state.bulk = [:] }
+            return (Array(state.operations.values), Array(state.bulk.values))
         }
         let finishers = operations.map { $0.prepareCancelAll() }
         finishers.forEach { $0() }
+        bulk.forEach { $0.cancelAll() }
     }
 
     /// Downloads queued or running (SD's `currentDownloadCount`).

@@ -46,7 +46,6 @@ final class HTTP1BulkConnection: Sendable {
         var served = 0
         var fetch: Fetch?
         var timerArmed = false
-        var isCancelled = false
     }
 
     let eventLoop: any EventLoop
@@ -63,34 +62,35 @@ final class HTTP1BulkConnection: Sendable {
         self.tlsConfiguration = tlsConfiguration
     }
 
-    /// Fetches `request`, its head checked with `responseModifier` first; cancelling the calling
-    /// task ends it with `HTTPClientError.cancelled`.
-    func fetch(_ request: DownloadRequest, responseModifier: (any DownloadResponseModifying)?) async -> Outcome {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
-                let deadline = config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64($0 * 1e9)) }
-                let fetch = Fetch(request: request, responseModifier: responseModifier, continuation: continuation, deadline: deadline)
-                let cancelled = state.withLock { state in
-                    if !state.isCancelled { state.fetch = fetch }
-                    return state.isCancelled
-                }
-                if cancelled { return continuation.resume(returning: .failure(HTTPClientError.cancelled)) }
-                // The worker runs on this loop (``EventLoopTaskExecutor``): no hop.
-                if eventLoop.inEventLoop { send() } else { eventLoop.execute { self.send() } }
+    /// Fetches `request`, its head checked with `responseModifier` first. ``cancel()`` ends it
+    /// with `HTTPClientError.cancelled`, and so does a `stopped` that says so as it starts (a
+    /// stop asked for just before the fetch existed).
+    func fetch(
+        _ request: DownloadRequest, responseModifier: (any DownloadResponseModifying)?, stopped: @Sendable () -> Bool
+    ) async -> Outcome {
+        await withUnsafeContinuation { continuation in
+            let deadline = config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64($0 * 1e9)) }
+            state.withLock { state in
+                state.fetch = Fetch(request: request, responseModifier: responseModifier, continuation: continuation, deadline: deadline)
             }
-        } onCancel: {
-            cancel()
+            if stopped() { return cancel() }
+            // The worker runs on this loop (``EventLoopTaskExecutor``): no hop.
+            if eventLoop.inEventLoop { send() } else { eventLoop.execute { self.send() } }
         }
     }
 
-    /// Ends the fetch in flight as cancelled and takes no more; closes the connection.
+    /// Ends the fetch in flight as cancelled; its connection closes, as its response is not wanted.
     func cancel() {
-        let channel = state.withLock { state in
-            state.isCancelled = true
-            if state.fetch != nil { state.fetch!.failure = state.fetch!.failure ?? HTTPClientError.cancelled }
-            return state.channel
+        let channel = state.withLock { state -> (any Channel)?? in
+            guard state.fetch != nil else { return .none }
+            state.fetch!.failure = state.fetch!.failure ?? HTTPClientError.cancelled
+            return .some(state.channel)
         }
-        if let channel { channel.close(promise: nil) } else { end(with: nil) }
+        switch channel {
+        case .none: return
+        case .some(let channel?): channel.close(promise: nil)
+        case .some(nil): end(with: nil)  // still connecting
+        }
     }
 
     /// Closes the connection once the worker is done with it.
@@ -125,16 +125,14 @@ final class HTTP1BulkConnection: Sendable {
             case .failure(let error):
                 if state.withLock({ $0.generation == generation }) { end(with: error) }
             case .success(let channel):
-                let current = state.withLock { state in
-                    guard state.generation == generation, !state.isCancelled else { return false }
+                // Kept even when the fetch ended meanwhile (cancelled): the next one takes it.
+                let (current, waiting) = state.withLock { state in
+                    guard state.generation == generation else { return (false, false) }
                     state.channel = channel
-                    return true
+                    return (true, state.fetch != nil)
                 }
-                guard current else {
-                    channel.close(promise: nil)
-                    return end(with: nil)
-                }
-                write(request, on: channel)
+                guard current else { return channel.close(promise: nil) }
+                if waiting { write(request, on: channel) }
             }
         }
     }
@@ -219,7 +217,7 @@ final class HTTP1BulkConnection: Sendable {
             guard state.generation == generation else { return false }
             state.channel = nil
             state.routeKey = nil
-            guard let fetch = state.fetch, fetch.failure == nil, !state.isCancelled, state.served > 0,
+            guard let fetch = state.fetch, fetch.failure == nil, state.served > 0,
                   fetch.response == nil, !fetch.isRedirect, !fetch.retried
             else { return false }
             state.fetch!.retried = true

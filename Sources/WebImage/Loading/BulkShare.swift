@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A bulk prefetch's load of one URL (``ImageDownloader/bulkLoad(_:options:context:on:)``) as the
+/// downloader's other callers see it: an ordinary download of the same URL and settings joins it
+/// instead of sending a second request, and gets the same result. As with a `DownloadOperation`,
+/// the request stops only when its last caller leaves — a cancelled prefetch lets it finish for
+/// those who joined.
+final class BulkShare: SharedDownload {
+    private struct State {
+        var joined: [(id: UInt64, callbacks: LoadCallbacks)] = []
+        var nextID: UInt64 = 0
+        var prefetchLeft = false
+        var isEnded = false
+        var response: DownloadResponse?
+        /// Callers handed to an ordinary download (``handOver(_:)``), by token id.
+        var forwarded: [UInt64: DownloadToken] = [:]
+        var isStopped = false
+    }
+
+    let url: URL
+    private let state = Mutex(State())
+    /// Stops the request (the lane's connection).
+    private let stopRequest: @Sendable () -> Void
+
+    init(url: URL, stop: @escaping @Sendable () -> Void) {
+        self.url = url
+        stopRequest = stop
+    }
+
+    /// Whether the request was stopped: a fetch starting after that ends at once.
+    var isStopped: Bool { state.withLock { $0.isStopped } }
+
+    private func stop() {
+        state.withLock { $0.isStopped = true }
+        stopRequest()
+    }
+
+    /// Joins a caller; `nil` once the load has ended and a download of its own is needed.
+    func add(_ callbacks: LoadCallbacks) -> DownloadToken? {
+        state.withLock { state in
+            guard !state.isEnded else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.joined.append((id, callbacks))
+            return DownloadToken(url: url, id: id, operation: self, callbacks: callbacks)
+        }
+    }
+
+    /// The prefetch was cancelled: the request stops unless someone joined it.
+    func prefetchLeaves() {
+        let stops = state.withLock { state in
+            state.prefetchLeft = true
+            return state.joined.isEmpty && !state.isEnded
+        }
+        if stops { stop() }
+    }
+
+    func cancel(tokenID: UInt64) {
+        let (removed, stops) = state.withLock { state -> (LoadCallbacks?, Bool) in
+            if let token = state.forwarded.removeValue(forKey: tokenID) {
+                token.cancel()
+                return (nil, false)
+            }
+            guard let index = state.joined.firstIndex(where: { $0.id == tokenID }) else { return (nil, false) }
+            let removed = state.joined.remove(at: index).callbacks
+            return (removed, state.joined.isEmpty && state.prefetchLeft && !state.isEnded)
+        }
+        removed?.cancel()
+        if stops { stop() }
+    }
+
+    var response: DownloadResponse? { state.withLock { $0.response } }
+
+    /// The load ended: no one joins any more; those who did get `result`, off the event loop
+    /// unless they only resume a task (as a `DownloadOperation` answers them).
+    func end(_ result: Result<ImageLoaderResult, WebImageError>) {
+        let joined = state.withLock { state in
+            state.isEnded = true
+            if case .success(let loaded) = result { state.response = loaded.response }
+            defer { state.joined = [] }
+            return state.joined.map(\.callbacks)
+        }
+        for caller in joined {
+            if caller.resumesTask, !caller.wantsProgress {
+                caller.complete(result)
+            } else {
+                DispatchQueue.global(qos: .utility).async { caller.complete(result) }
+            }
+        }
+    }
+
+    /// The bulk load gave the URL back to the ordinary path (a redirect, which only that path
+    /// follows): those who joined go there too, their tokens now cancelling that download.
+    func handOver(_ resubmit: (LoadCallbacks) -> Result<DownloadToken, WebImageError>) {
+        let joined = state.withLock { state in
+            state.isEnded = true
+            defer { state.joined = [] }
+            return state.joined
+        }
+        for (id, callbacks) in joined {
+            switch resubmit(callbacks) {
+            case .success(let token): state.withLock { $0.forwarded[id] = token }
+            case .failure(let error): callbacks.complete(.failure(error))
+            }
+        }
+    }
+
+    /// ``ImageDownloader/cancelAllDownloads()``: everyone who joined gets ``WebImageError/cancelled``
+    /// and the request stops (the prefetch's load with it).
+    func cancelAll() {
+        let joined = state.withLock { state in
+            state.isEnded = true
+            defer { state.joined = [] }
+            return state.joined.map(\.callbacks)
+        }
+        joined.forEach { $0.cancel() }
+        stop()
+    }
+}

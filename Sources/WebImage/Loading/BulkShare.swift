@@ -6,8 +6,9 @@ import Synchronization
 /// downloader's other callers see it: an ordinary download of the same URL and settings joins it
 /// instead of sending a second request, and gets the same result. As with a `DownloadOperation`,
 /// the request stops only when its last caller leaves — a cancelled prefetch lets it finish for
-/// those who joined.
-final class BulkShare: SharedDownload {
+/// those who joined. It takes a slot in the downloader's queue like any download, so the
+/// queue's limit, priorities and suspension hold for bulk work too.
+final class BulkShare: SharedDownload, DownloadQueueItem {
     private struct State {
         var joined: [(id: UInt64, callbacks: LoadCallbacks)] = []
         var nextID: UInt64 = 0
@@ -17,6 +18,9 @@ final class BulkShare: SharedDownload {
         /// Callers handed to an ordinary download (``handOver(_:)``), by token id.
         var forwarded: [UInt64: DownloadToken] = [:]
         var isStopped = false
+        /// The queue gave it a slot.
+        var isStarted = false
+        var slotWaiter: UnsafeContinuation<Bool, Never>?
     }
 
     let url: URL
@@ -33,8 +37,39 @@ final class BulkShare: SharedDownload {
     var isStopped: Bool { state.withLock { $0.isStopped } }
 
     private func stop() {
-        state.withLock { $0.isStopped = true }
+        let waiter = state.withLock { state in
+            state.isStopped = true
+            defer { state.slotWaiter = nil }
+            return state.slotWaiter
+        }
+        waiter?.resume(returning: false)
         stopRequest()
+    }
+
+    /// Waits for a slot in `queue`; `false` when stopped first. The caller gives the slot back
+    /// with `queue.remove(self)` either way.
+    func takeSlot(in queue: DownloadQueue, priority: DownloadPriority) async -> Bool {
+        queue.enqueue(self, priority: priority)
+        // A free slot starts it within `enqueue`: no suspension.
+        if state.withLock({ $0.isStarted }) { return true }
+        return await withUnsafeContinuation { continuation in
+            let now = state.withLock { state -> Bool? in
+                if state.isStopped { return false }
+                if state.isStarted { return true }
+                state.slotWaiter = continuation
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    func startFromQueue() {
+        let waiter = state.withLock { state in
+            state.isStarted = true
+            defer { state.slotWaiter = nil }
+            return state.slotWaiter
+        }
+        waiter?.resume(returning: true)
     }
 
     /// Joins a caller; `nil` once the load has ended and a download of its own is needed.

@@ -61,7 +61,7 @@ final class DownloadOperation: DownloadQueueItem {
         self.options = options
         self.context = context
         self.environment = environment
-        priority = options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal
+        priority = DownloadPriority(options)
     }
 
     var response: DownloadResponse? { state.withLock { $0.response } }

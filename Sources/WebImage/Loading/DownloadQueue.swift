@@ -11,6 +11,11 @@ protocol DownloadQueueItem: AnyObject, Sendable {
 /// `NSOperationQueuePriority`).
 enum DownloadPriority: Int, Sendable, CaseIterable {
     case high = 0, normal, low
+
+    /// The priority `options` ask for.
+    init(_ options: DownloaderOptions) {
+        self = options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal
+    }
 }
 
 /// The downloader's own queue (SD uses an `NSOperationQueue`): at most `maxConcurrent` items

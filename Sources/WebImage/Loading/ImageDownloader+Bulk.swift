@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 
 /// The downloader's side of a bulk prefetch (``BulkLane``): a load that goes down a worker's own
@@ -18,12 +19,12 @@ extension ImageDownloader: BulkLoadExecuting {
         return HTTP1BulkConnection(transport: http1, config: config, eventLoop: loop, tlsConfiguration: nil)
     }
 
-    /// Loads `url` on `connection`; `nil` when it must go the ordinary way: a download of it is
-    /// already in flight (to join), the queue is suspended, or the response redirects.
+    /// Loads `url` on `connection` once the queue gives it a slot; `nil` when it must go the
+    /// ordinary way: a download of it is already in flight (to join), or the response redirects.
     func bulkLoad(
         _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, on connection: HTTP1BulkConnection
     ) async -> Result<ImageLoaderResult, WebImageError>? {
-        guard HTTP1Transport.handles(url), !options.contains(.allowInvalidSSLCertificates), !queue.isSuspended else { return nil }
+        guard HTTP1Transport.handles(url), !options.contains(.allowInvalidSSLCertificates) else { return nil }
         guard let request = makeRequest(for: url, options: options, context: context) else {
             return .failure(.invalidDownloadOperation(reason: "the request modifier returned nil"))
         }
@@ -58,15 +59,21 @@ extension ImageDownloader: BulkLoadExecuting {
         _ request: DownloadRequest, url: URL, options: DownloaderOptions, context: ImageLoaderContext, share: BulkShare,
         on connection: HTTP1BulkConnection
     ) async -> Result<ImageLoaderResult, WebImageError>? {
-        let startDate = Date()
-        let started = ContinuousClock.now
-        hub.emit(.start(url))
+        let enqueued = ContinuousClock.now
+        var started = enqueued
+        var startDate = Date()
         let outcome = await withTaskCancellationHandler {
-            await connection.fetch(
+            guard await share.takeSlot(in: queue, priority: DownloadPriority(options)) else {
+                return HTTP1BulkConnection.Outcome.failure(WebImageError.cancelled)
+            }
+            (started, startDate) = (.now, Date())
+            hub.emit(.start(url))
+            return await connection.fetch(
                 request, responseModifier: context.responseModifier ?? config.responseModifier, stopped: { share.isStopped })
         } onCancel: {
             share.prefetchLeaves()
         }
+        queue.remove(share)
         let output: TransferOutput
         switch outcome {
         case .redirect:
@@ -86,8 +93,8 @@ extension ImageDownloader: BulkLoadExecuting {
             output = TransferOutput(data: data, response: response)
         }
         let metrics = DownloadMetrics(
-            url: url, startDate: startDate, duration: started.duration(to: .now).seconds,
-            receivedBytes: Int64(output.data.count), statusCode: output.response.statusCode)
+            url: url, startDate: startDate, queueDuration: enqueued.duration(to: started).seconds,
+            duration: started.duration(to: .now).seconds, receivedBytes: Int64(output.data.count), statusCode: output.response.statusCode)
         let complete: @Sendable () -> Result<ImageLoaderResult, WebImageError> = { [config] in
             DownloadCompletion.result(of: .success(output), url: url, options: options, context: context, config: config, metrics: metrics)
         }

@@ -106,15 +106,19 @@ public final class ImagePrefetcher: Sendable {
     private func run(_ token: PrefetchToken, settings: Settings) async {
         let next = NextIndex()
         let repeats = PrefetchRepeats(token.urls)
-        let workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
+        var workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
         // On the lean client's event loops when the loader has them (a load then resumes where its
         // response arrived), spread round-robin; elsewhere on the cooperative pool.
         let bulk = manager.imageLoader as? any BulkLoadExecuting
         let executors = bulk?.bulkExecutors ?? []
+        // Each worker then has a connection of its own (``BulkLane``); more of them than the
+        // downloader's slots would only wait in its queue.
+        if !executors.isEmpty, let downloader = bulk?.bulkDownloader {
+            workers = min(workers, downloader.maxConcurrentDownloads)
+        }
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<workers where !token.urls.isEmpty {
                 let executor = executors.isEmpty ? nil : executors[worker % executors.count]
-                // Each worker has a connection of its own on its loop (``BulkLane``).
                 let lane = executor.flatMap { executor in
                     bulk?.bulkDownloader.flatMap { downloader in
                         downloader.bulkConnection(for: executor).map { BulkLane(downloader: downloader, connection: $0) }

@@ -113,18 +113,61 @@ struct FaultMatrixTests {
         }
     }
 
+    @Test("each origin fault through a bulk prefetch on the lean client's lanes: the same typed error, nothing stored, the same blocklist rule",
+          arguments: rows)
+    func faultThroughBulkLanes(_ row: FaultRow) async throws {
+        try await withFaultyOrigin(row, transport: .http1) { faulty, healthy, manager, cache in
+            let url = faulty.url(row.path)
+            let downloader = try #require((manager.imageLoader as? ImageLoadersManager)?.bulkDownloader)
+            let finishes = Mutex<[WebImageError?]>([])
+            let events = downloader.events()
+            let listening = Task {
+                for await event in events {
+                    if case .finish(let finished, _, let error) = event, finished == url { finishes.withLock { $0.append(error) } }
+                }
+            }
+            defer { listening.cancel() }
+            var settings = ImagePrefetcher.Settings()
+            settings.options = row.options.union(.lowPriority)
+            settings.context.storeCacheType = .disk
+            settings.context.imageCoder = StructureCheckCoder()
+            let started = ContinuousClock.now
+            let (finished, skipped) = await ImagePrefetcher(manager: manager, settings: settings).prefetch([url])
+            #expect(ContinuousClock.now - started < .seconds(TestTiming.seconds(30)), "every fault ends within its timeouts")
+            #expect(finished == 1)
+            #expect(await eventually { !finishes.withLock { $0.isEmpty } }, "the downloader reports how the download finished")
+            let error = finishes.withLock { $0.last ?? nil }
+            switch row.outcome {
+            case .fails(let code, let blocklisted):
+                #expect(skipped == 1)
+                #expect(error?.code == code, "\(row.name): \(String(describing: error))")
+                #expect(manager.isFailedURL(url) == blocklisted)
+                #expect(await isEmpty(cache), "a failed load caches nothing")
+            case .loads:
+                #expect(skipped == 0 && error == nil)
+                #expect(await manager.diskImageExists(for: url))
+            }
+            #expect(downloader.currentDownloadCount == 0)
+            let good = try await manager.loadImage(
+                with: healthy.url("/fixtures/png-rgb.png"),
+                context: WebImageContext(requestModifier: RequestModifier.timeout(TestTiming.seconds(10))))
+            #expect(good.image.width > 0)
+        }
+    }
+
     /// Nothing in memory, nothing on disk once every store the manager started has landed.
     private func isEmpty(_ cache: ImageCache) async -> Bool {
         let onDisk = await cache.totalDiskCount()
         return cache.memoryCache.totalCount == 0 && onDisk == 0
     }
 
-    /// A faulty origin with `row`'s routes (TLS when the row says), a healthy plain one, and a
+    /// A faulty origin with `row`'s routes (on `transport`, or the specs' default) (TLS when the row says), a healthy plain one, and a
     /// manager over a fresh cache and a downloader whose requests time out after 0.5 s idle (× ``TestTiming/scale``) for
     /// the rows that are about timing out, so timeouts cost little; everything is shut down afterwards. The other rows
     /// get 10 s: with the whole suite on two cores a 404 once took longer than 0.5 s and failed as a timeout.
     private func withFaultyOrigin(
-        _ row: FaultRow, _ body: (TestOrigin, TestOrigin, ImageManager, ImageCache) async throws -> Void
+        _ row: FaultRow, transport: DownloaderConfig.Transport? = nil,
+        _ body: (TestOrigin, TestOrigin, ImageManager, ImageCache) async throws -> Void
     ) async throws {
         let healthy = try await TestOrigin.start()
         let faulty = row.tls ? try await TestOrigin.start(tls: SelfSignedCertificate.serverContext()) : healthy
@@ -138,6 +181,7 @@ struct FaultMatrixTests {
             config.requestModifier = RequestModifier.timeout(TestTiming.seconds(0.5))
         }
         config.cookieJar = CookieJar()
+        if let transport { config.transport = transport }
         row.configure(&config)
         let downloader = ImageDownloader(config: config)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-faults-\(UUID().uuidString)")

@@ -1,0 +1,173 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+/// A prefetch through a downloader on the lean HTTP/1.1 client sends each worker's loads down a
+/// connection of its own (``BulkLane``) instead of through a `DownloadOperation`; everything a
+/// download promises still holds there: shared requests, the queue, redirects, stale keep-alive
+/// connections, cancel.
+@Suite("Bulk lanes: a prefetch on the lean client's own connections")
+struct BulkLaneTests {
+    /// A downloader on the lean client with `slots` downloads, a manager over a fresh cache, and a
+    /// prefetcher with `workers` workers storing to disk only; shut down afterwards.
+    private func withLanes(
+        slots: Int = 4, workers: Int = 4, coder: (any ImageCoder)? = StructureCheckCoder(),
+        _ body: (TestOrigin, ImageDownloader, ManagerFixture, ImagePrefetcher) async throws -> Void
+    ) async throws {
+        try await withOrigin({ $0.transport = .http1; $0.maxConcurrentDownloads = slots }) { origin, downloader in
+            let fixture = try ManagerFixture(loader: ImageLoadersManager(loaders: [FileLoader(), DataURLLoader(), downloader]))
+            var settings = ImagePrefetcher.Settings()
+            settings.maxConcurrentPrefetchCount = workers
+            settings.options = [.lowPriority, .waitStoreCache]
+            settings.context.storeCacheType = .disk
+            settings.context.queryCacheType = .disk
+            settings.context.imageCoder = coder
+            try await body(origin, downloader, fixture, ImagePrefetcher(manager: fixture.manager, settings: settings))
+        }
+    }
+
+    private func bulkLoadsInFlight(_ downloader: ImageDownloader) -> Int {
+        downloader.state.withLock { $0.bulk.count }
+    }
+
+    @Test("each worker keeps one connection: 40 URLs over 2 workers take 2 connections, one request each, all cached")
+    func oneConnectionPerWorker() async throws {
+        try await withLanes(workers: 2) { origin, downloader, fixture, prefetcher in
+            origin.route("/p.png", .fixture("png-rgb.png"))
+            let list = (0..<40).map { origin.url("/p.png?\($0)") }
+            #expect(await prefetcher.prefetch(list) == (40, 0))
+            #expect(origin.requests.count == 40 && Set(origin.requests.map(\.uri)).count == 40)
+            #expect(origin.connectionCount == 2)
+            for url in list { #expect(await fixture.manager.diskImageExists(for: url)) }
+            #expect(downloader.currentDownloadCount == 0 && bulkLoadsInFlight(downloader) == 0)
+        }
+    }
+
+    @Test("a load of the same URL and decode joins the lane's request: one request, the load gets the image, the prefetch stores the bytes")
+    func loadJoinsTheLane() async throws {
+        try await withLanes(coder: nil) { origin, downloader, fixture, prefetcher in
+            let gate = OriginGate()
+            origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
+            let url = origin.url("/a.png")
+            let prefetch = Task { await prefetcher.prefetch([url]) }
+            #expect(await eventually { bulkLoadsInFlight(downloader) == 1 && origin.inFlightRequests == 1 })
+            let load = Task { try await downloader.loadImage(with: url, options: .lowPriority).image.pixelSize }
+            #expect(await eventually { downloader.currentDownloadCount == 1 })  // joined: no second queue entry
+            gate.open()
+            #expect(await prefetch.value == (1, 0))
+            let size = try await load.value
+            #expect(size == PixelSize(width: 48, height: 32))
+            #expect(origin.requestCount("/a.png") == 1)
+            #expect(await fixture.manager.diskImageExists(for: url))
+        }
+    }
+
+    @Test("two prefetches of one URL at once: one request, both finish")
+    func twoPrefetchesShare() async throws {
+        try await withLanes { origin, downloader, _, prefetcher in
+            let gate = OriginGate()
+            origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
+            let url = origin.url("/a.png")
+            let first = Task { await prefetcher.prefetch([url]) }
+            #expect(await eventually { bulkLoadsInFlight(downloader) == 1 })
+            let second = Task { await prefetcher.prefetch([url]) }
+            try await Task.sleep(for: .milliseconds(100))
+            gate.open()
+            #expect(await first.value == (1, 0))
+            #expect(await second.value == (1, 0))
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+
+    @Test("a cancelled prefetch lets a joined load finish: the load gets its image from the one request")
+    func cancelKeepsJoinedLoad() async throws {
+        try await withLanes(coder: nil) { origin, downloader, _, prefetcher in
+            let gate = OriginGate()
+            origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
+            let url = origin.url("/a.png")
+            let prefetch = Task { await prefetcher.prefetch([url]) }
+            #expect(await eventually { bulkLoadsInFlight(downloader) == 1 && origin.inFlightRequests == 1 })
+            let load = Task { try await downloader.loadImage(with: url, options: .lowPriority).image.pixelSize }
+            #expect(await eventually { downloader.currentDownloadCount == 1 })
+            try await Task.sleep(for: .milliseconds(50))  // the load's caller joins right after it takes the lock
+            prefetch.cancel()
+            gate.open()
+            let size = try await load.value
+            #expect(size == PixelSize(width: 48, height: 32))
+            #expect(origin.requestCount("/a.png") == 1)
+            _ = await prefetch.value
+        }
+    }
+
+    @Test("cancelling a prefetch with nobody joined stops its request at once and stores nothing")
+    func cancelStopsTheRequest() async throws {
+        try await withLanes { origin, downloader, fixture, prefetcher in
+            let gate = OriginGate()
+            defer { gate.open() }
+            origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
+            let url = origin.url("/a.png")
+            let prefetch = Task { await prefetcher.prefetch([url]) }
+            #expect(await eventually { origin.inFlightRequests == 1 })
+            prefetch.cancel()
+            #expect(await prefetch.value == (0, 0))
+            #expect(await eventually { origin.inFlightRequests == 0 })
+            #expect(!(await fixture.manager.diskImageExists(for: url)))
+            #expect(downloader.currentDownloadCount == 0)
+        }
+    }
+
+    @Test("the downloader's queue holds: suspended, nothing is requested until it resumes; never more requests at once than its slots")
+    func queueLimits() async throws {
+        try await withLanes(slots: 2, workers: 8) { origin, downloader, _, prefetcher in
+            origin.route("/slow.png", .delayed(0.05, .fixture("png-rgb.png")))
+            downloader.isSuspended = true
+            let list = (0..<16).map { origin.url("/slow.png?\($0)") }
+            let prefetch = Task { await prefetcher.prefetch(list) }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(origin.requests.isEmpty)
+            downloader.isSuspended = false
+            #expect(await prefetch.value == (16, 0))
+            #expect(origin.maxConcurrentRequests <= 2)
+            #expect(origin.requests.count == 16)
+        }
+    }
+
+    @Test("a redirect is followed (by the ordinary path) and the image cached under the URL asked for")
+    func redirect() async throws {
+        try await withLanes { origin, _, fixture, prefetcher in
+            origin.route("/moved.png", .redirect(to: "/a.png"))
+            origin.route("/a.png", .fixture("png-rgb.png"))
+            let url = origin.url("/moved.png")
+            #expect(await prefetcher.prefetch([url]) == (1, 0))
+            #expect(await fixture.manager.diskImageExists(for: url))
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+
+    @Test("a kept-alive connection the origin closes right after answering: the next load goes out once more on a new one")
+    func staleConnection() async throws {
+        try await withLanes(workers: 1) { origin, _, _, prefetcher in
+            origin.route("/once.png", .thenClose(.fixture("png-rgb.png")))
+            let list = (0..<10).map { origin.url("/once.png?\($0)") }
+            #expect(await prefetcher.prefetch(list) == (10, 0))
+            #expect(origin.requests.count == 10 && Set(origin.requests.map(\.uri)).count == 10)
+        }
+    }
+
+    @Test("cancelAllDownloads fails the lane's load in flight; the rest of the list still loads")
+    func cancelAllDownloads() async throws {
+        try await withLanes(workers: 1) { origin, downloader, _, prefetcher in
+            let gate = OriginGate()
+            defer { gate.open() }
+            origin.route("/held.png", .gated(gate, .fixture("png-rgb.png")))
+            origin.route("/p.png", .fixture("png-rgb.png"))
+            let list = [origin.url("/held.png")] + (0..<3).map { origin.url("/p.png?\($0)") }
+            let prefetch = Task { await prefetcher.prefetch(list) }
+            #expect(await eventually { origin.inFlightRequests == 1 })
+            downloader.cancelAllDownloads()
+            #expect(await prefetch.value == (4, 1))
+            #expect(origin.requestCount("/p.png") == 3)
+        }
+    }
+}

@@ -103,8 +103,9 @@ extension ImageManager {
     ) async throws(WebImageError) -> ImageLoaderResult {
         let options = request.options.downloaderOptions
         let loaded: ImageLoaderResult
-        // A bulk worker's load takes its lane when the loader would send it to the lane's downloader.
-        if let lane, let loader = request.loader as? any BulkLoadExecuting, loader.bulkDownloader === lane.downloader,
+        // A bulk worker's load takes its lane when the loader — the manager's, for which the
+        // prefetcher made the lane — would send it to the lane's downloader.
+        if let lane, request.context.imageLoader == nil, let loader = imageLoader as? any BulkLoadExecuting,
            loader.sendsToBulkDownloader(request.url),
            let result = await lane.downloader.bulkLoad(request.url, options: options, context: context, on: lane.connection) {
             loaded = try result.get()

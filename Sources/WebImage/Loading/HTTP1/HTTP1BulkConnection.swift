@@ -41,6 +41,8 @@ final class HTTP1BulkConnection: Sendable {
     private struct State {
         var channel: (any Channel)?
         var routeKey: String?
+        /// `scheme://authority/` of the URL the current channel was opened for.
+        var originPrefix: String?
         /// Which channel is current: events of an older one are stale.
         var generation = 0
         var served = 0
@@ -107,15 +109,30 @@ final class HTTP1BulkConnection: Sendable {
     /// Writes the fetch's request on the open connection to its host, or connects first.
     private func send() {
         guard let request = state.withLock({ $0.fetch?.request }) else { return }
-        let route: HTTP1Transport.Route
-        do { route = try HTTP1Transport.Route(request.url, tlsConfiguration: tlsConfiguration) } catch { return end(with: error) }
+        // The next URL of the same origin (`scheme://authority/`, the common case) takes the open
+        // connection without working out its route again.
         let open = state.withLock { state -> (any Channel)? in
-            guard state.routeKey == route.key, let channel = state.channel else { return nil }
+            guard let prefix = state.originPrefix, let channel = state.channel,
+                  request.url.absoluteString.utf8.starts(with: prefix.utf8)
+            else { return nil }
             return channel
         }
         if let open { return write(request, on: open) }
+        let route: HTTP1Transport.Route
+        do { route = try HTTP1Transport.Route(request.url, tlsConfiguration: tlsConfiguration) } catch { return end(with: error) }
+        let reusable = state.withLock { state -> (any Channel)? in
+            guard state.routeKey == route.key, let channel = state.channel else { return nil }
+            return channel
+        }
+        if let reusable { return write(request, on: reusable) }
         let (stale, generation) = state.withLock { state in
-            defer { state.channel = nil; state.routeKey = route.key; state.generation += 1; state.served = 0 }
+            defer {
+                state.channel = nil
+                state.routeKey = route.key
+                state.originPrefix = Self.originPrefix(of: request.url)
+                state.generation += 1
+                state.served = 0
+            }
             return (state.channel, state.generation + 1)
         }
         stale?.close(promise: nil)
@@ -135,6 +152,14 @@ final class HTTP1BulkConnection: Sendable {
                 if waiting { write(request, on: channel) }
             }
         }
+    }
+
+    /// `scheme://authority/` as `url` spells it; nil when it has no path after the authority.
+    private static func originPrefix(of url: URL) -> String? {
+        let text = url.absoluteString
+        guard let schemeEnd = text.range(of: "://"),
+              let slash = text[schemeEnd.upperBound...].firstIndex(of: "/") else { return nil }
+        return String(text[...slash])
     }
 
     private func write(_ request: DownloadRequest, on channel: any Channel) {
@@ -180,11 +205,11 @@ final class HTTP1BulkConnection: Sendable {
             if refused { closeChannel(generation) }
         case .body(let buffer):
             let tooLarge = state.withLock { state -> Bool in
-                guard state.generation == generation, let fetch = state.fetch, fetch.failure == nil, !fetch.isRedirect
+                guard state.generation == generation, state.fetch?.failure == nil, state.fetch?.isRedirect == false
                 else { return false }
                 state.fetch!.lastActivity = .now()
                 let limit = config.maximumResponseSize
-                guard Int64(fetch.body.count + buffer.readableBytes) <= limit else {
+                guard Int64(state.fetch!.body.count + buffer.readableBytes) <= limit else {
                     state.fetch!.failure = WebImageError.transport(.responseTooLarge(limit: limit))
                     return true
                 }
@@ -194,8 +219,9 @@ final class HTTP1BulkConnection: Sendable {
             if tooLarge { closeChannel(generation) }
         case .end:
             let ended = state.withLock { state -> (UnsafeContinuation<Outcome, Never>, Outcome, reusable: Bool)? in
-                guard state.generation == generation, let fetch = state.fetch, fetch.failure == nil else { return nil }
-                state.fetch = nil
+                guard state.generation == generation, state.fetch != nil, state.fetch?.failure == nil,
+                      let fetch = state.fetch.take()
+                else { return nil }
                 state.served += 1
                 if fetch.isRedirect { return (fetch.continuation, .redirect, fetch.keepAlive) }
                 guard let response = fetch.response else {
@@ -217,6 +243,7 @@ final class HTTP1BulkConnection: Sendable {
             guard state.generation == generation else { return false }
             state.channel = nil
             state.routeKey = nil
+            state.originPrefix = nil
             guard let fetch = state.fetch, fetch.failure == nil, state.served > 0,
                   fetch.response == nil, !fetch.isRedirect, !fetch.retried
             else { return false }

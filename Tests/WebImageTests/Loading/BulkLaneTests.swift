@@ -170,4 +170,33 @@ struct BulkLaneTests {
             #expect(origin.requestCount("/p.png") == 3)
         }
     }
+
+    @Test("Connection: close — each load opens a new connection and none goes out on the closing one")
+    func connectionClose() async throws {
+        try await withLanes(workers: 1) { origin, _, _, prefetcher in
+            origin.route("/c.png", .body(.fixture("png-rgb.png"), contentType: "image/png", headers: [("Connection", "close")]))
+            let list = (0..<5).map { origin.url("/c.png?\($0)") }
+            #expect(await prefetcher.prefetch(list) == (5, 0))
+            #expect(origin.connectionCount == 5)
+            #expect(origin.requests.count == 5)  // none retried after landing on a closing connection
+        }
+    }
+
+    @Test("a resource timeout ends a lane's load on time even when an earlier load armed the connection's timer for longer")
+    func resourceTimeoutAfterALongTimer() async throws {
+        try await withOrigin({ $0.transport = .http1; $0.resourceTimeout = TestTiming.seconds(1) }) { origin, downloader in
+            origin.route("/p.png", .fixture("png-rgb.png"))
+            origin.route("/drip.png", .drip(.fixture("jpeg-baseline.jpg"), bytesPerSecond: 200, chunkSize: 16))
+            let fixture = try ManagerFixture(loader: downloader)
+            var settings = ImagePrefetcher.Settings()
+            settings.maxConcurrentPrefetchCount = 1
+            settings.context.storeCacheType = .disk
+            settings.context.imageCoder = StructureCheckCoder()
+            let prefetcher = ImagePrefetcher(manager: fixture.manager, settings: settings)
+            // The first load arms the timer for the 30-s idle timeout; the drip needs a check after 1 s.
+            let started = ContinuousClock.now
+            #expect(await prefetcher.prefetch([origin.url("/p.png"), origin.url("/drip.png")]) == (2, 1))
+            #expect(ContinuousClock.now - started < .seconds(TestTiming.seconds(10)))
+        }
+    }
 }

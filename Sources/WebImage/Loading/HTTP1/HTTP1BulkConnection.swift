@@ -36,6 +36,16 @@ final class HTTP1BulkConnection: Sendable {
         /// Why we stopped the fetch ourselves; wins over what the connection reports after.
         var failure: (any Error)?
         var retried = false
+
+        /// The request's own idle timeout (``DownloadRequest/timeout``).
+        var idleTimeout: TimeAmount { .nanoseconds(Int64(max(0.001, request.timeout) * 1e9)) }
+
+        /// When the timer must look at this fetch, counting idleness from `activity`.
+        func nextCheck(_ activity: NIODeadline) -> NIODeadline {
+            let idle = activity + idleTimeout
+            guard let deadline else { return idle }
+            return min(idle, deadline)
+        }
     }
 
     private struct State {
@@ -47,7 +57,10 @@ final class HTTP1BulkConnection: Sendable {
         var generation = 0
         var served = 0
         var fetch: Fetch?
-        var timerArmed = false
+        /// The pending timer and when it fires: one per connection, moved earlier only when a
+        /// fetch needs a check before it.
+        var timer: NIOScheduledCallback?
+        var timerDeadline: NIODeadline?
     }
 
     let eventLoop: any EventLoop
@@ -163,12 +176,13 @@ final class HTTP1BulkConnection: Sendable {
     }
 
     private func write(_ request: DownloadRequest, on channel: any Channel) {
-        let armTimer = state.withLock { state in
-            state.fetch?.lastActivity = .now()
-            defer { state.timerArmed = true }
-            return !state.timerArmed
+        let now = NIODeadline.now()
+        let check = state.withLock { state -> NIODeadline? in
+            guard state.fetch != nil else { return nil }
+            state.fetch!.lastActivity = now
+            return state.fetch!.nextCheck(now)
         }
-        if armTimer { scheduleTimer(in: .nanoseconds(Int64(max(0.001, request.timeout) * 1e9))) }
+        if let check { armTimer(at: check) }
         channel.write(HTTPClientRequestPart.head(request.http1Head), promise: nil)
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
     }
@@ -231,7 +245,7 @@ final class HTTP1BulkConnection: Sendable {
                 return (fetch.continuation, .response(response, fetch.body), fetch.keepAlive)
             }
             guard let (continuation, outcome, reusable) = ended else { return }
-            if !reusable { closeChannel(generation) }
+            if !reusable { retire(generation) }
             continuation.resume(returning: outcome)
         }
     }
@@ -254,6 +268,23 @@ final class HTTP1BulkConnection: Sendable {
         if state.withLock({ $0.generation == generation }) { end(with: error ?? ChannelError.eof) }
     }
 
+    /// Closes a channel whose fetch is over and that may carry no other (`Connection: close`):
+    /// forgotten first, so the next fetch connects anew instead of writing to it while it closes.
+    private func retire(_ generation: Int) {
+        let channel = state.withLock { state -> (any Channel)? in
+            guard state.generation == generation else { return nil }
+            defer {
+                state.channel = nil
+                state.routeKey = nil
+                state.originPrefix = nil
+                state.generation += 1
+            }
+            return state.channel
+        }
+        channel?.close(promise: nil)
+    }
+
+    /// Closes the channel of the fetch in flight; its end comes with the close.
     private func closeChannel(_ generation: Int) {
         let channel = state.withLock { $0.generation == generation ? $0.channel : nil }
         channel?.close(promise: nil)
@@ -271,39 +302,43 @@ final class HTTP1BulkConnection: Sendable {
 
     // MARK: Idle timer
 
-    /// One timer per connection, re-armed for the rest of the time while fetches keep arriving:
-    /// nothing from the server for the request's timeout fails the fetch as a read timeout, and
-    /// the resource deadline as a whole-request timeout.
-    private func scheduleTimer(in delay: TimeAmount) {
-        let scheduled = try? eventLoop.scheduleCallback(in: delay, handler: TimerFired(connection: self))
-        if scheduled == nil { state.withLock { $0.timerArmed = false } }
+    /// Makes sure the timer fires by `deadline`: one timer per connection, re-armed for the rest
+    /// of the time while fetches keep arriving (not one per fetch). Nothing from the server for
+    /// the request's timeout fails the fetch as a read timeout, and the resource deadline as a
+    /// whole-request timeout. On the event loop.
+    private func armTimer(at deadline: NIODeadline) {
+        let earlier = state.withLock { state -> NIOScheduledCallback?? in
+            if let armed = state.timerDeadline, armed <= deadline { return .none }
+            defer { state.timerDeadline = deadline }
+            return .some(state.timer)
+        }
+        guard case .some(let replaced) = earlier else { return }
+        replaced?.cancel()
+        let timer = try? eventLoop.scheduleCallback(at: deadline, handler: TimerFired(connection: self))
+        state.withLock { state in
+            if state.timerDeadline == deadline { state.timer = timer }
+            if timer == nil { state.timerDeadline = nil }
+        }
     }
 
     fileprivate func timerFired() {
         let now = NIODeadline.now()
-        let (next, expired) = state.withLock { state -> (TimeAmount?, (any Error)?) in
-            guard let fetch = state.fetch else {
-                state.timerArmed = false
-                return (nil, nil)
-            }
-            let timeout = TimeAmount.nanoseconds(Int64(max(0.001, fetch.request.timeout) * 1e9))
+        let (next, expired) = state.withLock { state -> (NIODeadline?, Bool) in
+            state.timer = nil
+            state.timerDeadline = nil
+            guard let fetch = state.fetch else { return (nil, false) }
             var error: (any Error)?
             if let deadline = fetch.deadline, now >= deadline {
                 error = WebImageError.transport(.timedOut(.resource))
-            } else if now - fetch.lastActivity >= timeout {
+            } else if now - fetch.lastActivity >= fetch.idleTimeout {
                 error = WebImageError.transport(.timedOut(.read))
             }
-            if let error {
-                state.fetch!.failure = fetch.failure ?? error
-                state.timerArmed = false
-                return (nil, error)
-            }
-            var next = timeout - (now - fetch.lastActivity)
-            if let deadline = fetch.deadline { next = min(next, deadline - now) }
-            return (next, nil)
+            guard let error else { return (fetch.nextCheck(fetch.lastActivity), false) }
+            state.fetch!.failure = fetch.failure ?? error
+            return (nil, true)
         }
-        if let next { return scheduleTimer(in: next) }
-        guard expired != nil else { return }
+        if let next { return armTimer(at: next) }
+        guard expired else { return }
         let channel = state.withLock { $0.channel }
         if let channel { channel.close(promise: nil) } else { end(with: nil) }
     }

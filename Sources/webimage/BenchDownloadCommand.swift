@@ -30,7 +30,7 @@ struct BenchDownloadCommand: AsyncParsableCommand {
     @Flag(help: "Decode every image fully.")
     var decode = false
 
-    @Option(help: "webimage: ImageDownloader on its lean HTTP/1.1 client; webimage-ahc: on AsyncHTTPClient; ahc: AsyncHTTPClient alone; nio: a bare SwiftNIO HTTP/1.1 client (no checks, no WebImage code).")
+    @Option(help: "webimage: ImageDownloader on its lean HTTP/1.1 client; webimage-ahc: on AsyncHTTPClient; ahc: AsyncHTTPClient alone; nio: a bare SwiftNIO HTTP/1.1 client (no checks, no WebImage code); nio-store: the same, each body structure-checked and stored in a DiskCache at --out instead of written.")
     var client: Client = .webimage
 
     enum Client: String, ExpressibleByArgument {

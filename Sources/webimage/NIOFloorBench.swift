@@ -8,8 +8,10 @@ import WebImage
 /// `bench-download --client nio`: a bare HTTP/1.1 client on SwiftNIO — `--concurrency` keep-alive
 /// connections, each writing its next GET from the event loop as the last response ends, bodies
 /// written as curl writes them. No redirects, timeouts or checks: it measures what a lean client
-/// could cost per request, beside AsyncHTTPClient's floor (`--client ahc`). Plain `http` URLs of
-/// one host and port (the benchmark's origin).
+/// could cost per request, beside AsyncHTTPClient's floor (`--client ahc`). With a `store`
+/// (`--client nio-store`) each body is structure-checked and stored in that disk cache instead:
+/// the floor of a prefetch with WebImage's crash-safe store. Plain `http` URLs of one host and
+/// port (the benchmark's origin).
 enum NIOFloorBench {
     static func run(_ urls: [URL], concurrency: Int, out: String, store: DiskCache? = nil) async -> (failed: Int, bytes: Int) {
         guard let first = urls.first, let host = first.host else { return (urls.count, 0) }

@@ -13,11 +13,9 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
         var joined: [(id: UInt64, callbacks: LoadCallbacks)] = []
         var nextID: UInt64 = 0
         var prefetchLeft = false
+        var isStopped = false
         var isEnded = false
         var response: DownloadResponse?
-        /// Callers handed to an ordinary download (``handOver(_:)``), by token id.
-        var forwarded: [UInt64: DownloadToken] = [:]
-        var isStopped = false
         /// The queue gave it a slot.
         var isStarted = false
         var slotWaiter: UnsafeContinuation<Bool, Never>?
@@ -25,16 +23,79 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
 
     let url: URL
     private let state = Mutex(State())
-    /// Stops the request (the lane's connection).
-    private let stopRequest: @Sendable () -> Void
+    /// Stops the request (this share's fetch on the lane's connection).
+    private let stopRequest: @Sendable (BulkShare) -> Void
 
-    init(url: URL, stop: @escaping @Sendable () -> Void) {
+    init(url: URL, stop: @escaping @Sendable (BulkShare) -> Void) {
         self.url = url
         stopRequest = stop
     }
 
+    /// Joins a caller; `nil` once the load has stopped or ended and a download of its own is needed.
+    func add(_ callbacks: LoadCallbacks) -> DownloadToken? {
+        state.withLock { state in
+            guard !state.isEnded, !state.isStopped else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.joined.append((id, callbacks))
+            return DownloadToken(url: url, id: id, operation: self, callbacks: callbacks)
+        }
+    }
+
     /// Whether the request was stopped: a fetch starting after that ends at once.
     var isStopped: Bool { state.withLock { $0.isStopped } }
+
+    /// The prefetch was cancelled: the request stops unless someone joined it.
+    func prefetchLeaves() {
+        let stops = state.withLock { state in
+            state.prefetchLeft = true
+            return state.joined.isEmpty && !state.isEnded
+        }
+        if stops { stop() }
+    }
+
+    func cancel(tokenID: UInt64) {
+        let (removed, stops) = state.withLock { state -> (LoadCallbacks?, Bool) in
+            guard let index = state.joined.firstIndex(where: { $0.id == tokenID }) else { return (nil, false) }
+            let removed = state.joined.remove(at: index).callbacks
+            return (removed, state.joined.isEmpty && state.prefetchLeft && !state.isEnded)
+        }
+        removed?.cancel()
+        if stops { stop() }
+    }
+
+    var response: DownloadResponse? { state.withLock { $0.response } }
+
+    /// The load ended: no one joins any more; those who did get `result`, off the event loop
+    /// unless they only resume a task (as a `DownloadOperation` answers them).
+    func end(_ result: Result<ImageLoaderResult, WebImageError>, response: DownloadResponse?) {
+        let joined = state.withLock { state in
+            state.isEnded = true
+            state.response = response
+            defer { state.joined = [] }
+            return state.joined.map(\.callbacks)
+        }
+        for caller in joined {
+            if caller.resumesTask, !caller.wantsProgress {
+                caller.complete(result)
+            } else {
+                DispatchQueue.global(qos: .utility).async { caller.complete(result) }
+            }
+        }
+    }
+
+    /// ``ImageDownloader/cancelAllDownloads()``: everyone who joined gets ``WebImageError/cancelled``
+    /// and the request stops (the prefetch's load with it).
+    func cancelAll() {
+        let joined = state.withLock { state -> [LoadCallbacks]? in
+            guard !state.isEnded else { return nil }
+            defer { state.joined = [] }
+            return state.joined.map(\.callbacks)
+        }
+        guard let joined else { return }
+        joined.forEach { $0.cancel() }
+        stop()
+    }
 
     private func stop() {
         let waiter = state.withLock { state in
@@ -43,15 +104,18 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
             return state.slotWaiter
         }
         waiter?.resume(returning: false)
-        stopRequest()
+        stopRequest(self)
     }
+
+    // MARK: The queue slot
 
     /// Waits for a slot in `queue`; `false` when stopped first. The caller gives the slot back
     /// with `queue.remove(self)` either way.
     func takeSlot(in queue: DownloadQueue, priority: DownloadPriority) async -> Bool {
+        if isStopped { return false }
         queue.enqueue(self, priority: priority)
         // A free slot starts it within `enqueue`: no suspension.
-        if state.withLock({ $0.isStarted }) { return true }
+        if let now = state.withLock({ $0.isStopped ? false : $0.isStarted ? true : nil }) { return now }
         return await withUnsafeContinuation { continuation in
             let now = state.withLock { state -> Bool? in
                 if state.isStopped { return false }
@@ -70,87 +134,5 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
             return state.slotWaiter
         }
         waiter?.resume(returning: true)
-    }
-
-    /// Joins a caller; `nil` once the load has ended and a download of its own is needed.
-    func add(_ callbacks: LoadCallbacks) -> DownloadToken? {
-        state.withLock { state in
-            guard !state.isEnded else { return nil }
-            let id = state.nextID
-            state.nextID += 1
-            state.joined.append((id, callbacks))
-            return DownloadToken(url: url, id: id, operation: self, callbacks: callbacks)
-        }
-    }
-
-    /// The prefetch was cancelled: the request stops unless someone joined it.
-    func prefetchLeaves() {
-        let stops = state.withLock { state in
-            state.prefetchLeft = true
-            return state.joined.isEmpty && !state.isEnded
-        }
-        if stops { stop() }
-    }
-
-    func cancel(tokenID: UInt64) {
-        let (removed, stops) = state.withLock { state -> (LoadCallbacks?, Bool) in
-            if let token = state.forwarded.removeValue(forKey: tokenID) {
-                token.cancel()
-                return (nil, false)
-            }
-            guard let index = state.joined.firstIndex(where: { $0.id == tokenID }) else { return (nil, false) }
-            let removed = state.joined.remove(at: index).callbacks
-            return (removed, state.joined.isEmpty && state.prefetchLeft && !state.isEnded)
-        }
-        removed?.cancel()
-        if stops { stop() }
-    }
-
-    var response: DownloadResponse? { state.withLock { $0.response } }
-
-    /// The load ended: no one joins any more; those who did get `result`, off the event loop
-    /// unless they only resume a task (as a `DownloadOperation` answers them).
-    func end(_ result: Result<ImageLoaderResult, WebImageError>) {
-        let joined = state.withLock { state in
-            state.isEnded = true
-            if case .success(let loaded) = result { state.response = loaded.response }
-            defer { state.joined = [] }
-            return state.joined.map(\.callbacks)
-        }
-        for caller in joined {
-            if caller.resumesTask, !caller.wantsProgress {
-                caller.complete(result)
-            } else {
-                DispatchQueue.global(qos: .utility).async { caller.complete(result) }
-            }
-        }
-    }
-
-    /// The bulk load gave the URL back to the ordinary path (a redirect, which only that path
-    /// follows): those who joined go there too, their tokens now cancelling that download.
-    func handOver(_ resubmit: (LoadCallbacks) -> Result<DownloadToken, WebImageError>) {
-        let joined = state.withLock { state in
-            state.isEnded = true
-            defer { state.joined = [] }
-            return state.joined
-        }
-        for (id, callbacks) in joined {
-            switch resubmit(callbacks) {
-            case .success(let token): state.withLock { $0.forwarded[id] = token }
-            case .failure(let error): callbacks.complete(.failure(error))
-            }
-        }
-    }
-
-    /// ``ImageDownloader/cancelAllDownloads()``: everyone who joined gets ``WebImageError/cancelled``
-    /// and the request stops (the prefetch's load with it).
-    func cancelAll() {
-        let joined = state.withLock { state in
-            state.isEnded = true
-            defer { state.joined = [] }
-            return state.joined.map(\.callbacks)
-        }
-        joined.forEach { $0.cancel() }
-        stop()
     }
 }

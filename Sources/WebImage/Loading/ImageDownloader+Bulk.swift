@@ -3,8 +3,8 @@ import HTTPTypes
 import NIOCore
 
 /// The downloader's side of a bulk prefetch (``BulkLane``): a load that goes down a worker's own
-/// connection instead of through an operation, with the same request, checks, completion and
-/// events as ``downloadImage(with:options:context:progress:completed:)`` — and the same errors.
+/// connection instead of through an operation, with the same request, queue slot, checks,
+/// redirects, completion, events and errors as ``downloadImage(with:options:context:progress:completed:)``.
 extension ImageDownloader: BulkLoadExecuting {
     /// This downloader, when it downloads on the lean client (``DownloaderConfig/Transport/http1``).
     var bulkDownloader: ImageDownloader? { http1 == nil ? nil : self }
@@ -20,18 +20,17 @@ extension ImageDownloader: BulkLoadExecuting {
     }
 
     /// Loads `url` on `connection` once the queue gives it a slot; `nil` when it must go the
-    /// ordinary way: a download of it is already in flight (to join), or the response redirects.
+    /// ordinary way: a download of it is already in flight (to join), or the options want
+    /// something only an operation does.
     func bulkLoad(
         _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, on connection: HTTP1BulkConnection
     ) async -> Result<ImageLoaderResult, WebImageError>? {
-        guard HTTP1Transport.handles(url), !options.contains(.allowInvalidSSLCertificates) else { return nil }
-        guard let request = makeRequest(for: url, options: options, context: context) else {
-            return .failure(.invalidDownloadOperation(reason: "the request modifier returned nil"))
-        }
+        guard HTTP1Transport.handles(url), options.isDisjoint(with: [.allowInvalidSSLCertificates, .progressiveLoad]) else { return nil }
+        guard let request = makeRequest(for: url, options: options, context: context) else { return .failure(Self.requestRefused) }
         let key = DownloadShareKey(url: url, options: options, context: context)
-        let share = BulkShare(url: url) { connection.cancel() }
+        let share = BulkShare(url: url) { connection.cancel(owner: $0) }
         let refusal = state.withLock { state -> WebImageError?? in
-            if state.isShutDown { return .some(.invalidDownloadOperation(reason: "the downloader has been shut down")) }
+            if state.isShutDown { return .some(Self.shutDown) }
             // A download of it in flight is joined the ordinary way.
             guard state.operations[key] == nil, state.bulk[key] == nil else { return .some(nil) }
             state.bulk[key] = share
@@ -42,67 +41,94 @@ extension ImageDownloader: BulkLoadExecuting {
         case .some(.none): return nil
         case .none: break
         }
-        let result = await load(request, url: url, options: options, context: context, share: share, on: connection)
+        let (result, response) = await load(request, url: url, options: options, context: context, share: share, on: connection)
         state.withLock { state in
             if state.bulk[key] === share { state.bulk[key] = nil }
         }
-        if let result {
-            share.end(result)
-        } else {
-            share.handOver { download(url, options: options, context: context, callbacks: $0) }
-        }
+        share.end(result, response: response)
         return result
     }
 
-    /// The request down the lane, then the completion an operation would run.
+    /// Waits for a queue slot, fetches down the lane (following redirects), then runs the
+    /// completion an operation would run, emitting the same events.
     private func load(
         _ request: DownloadRequest, url: URL, options: DownloaderOptions, context: ImageLoaderContext, share: BulkShare,
         on connection: HTTP1BulkConnection
-    ) async -> Result<ImageLoaderResult, WebImageError>? {
+    ) async -> (Result<ImageLoaderResult, WebImageError>, DownloadResponse?) {
         let enqueued = ContinuousClock.now
-        var started = enqueued
+        var started: ContinuousClock.Instant?
         var startDate = Date()
+        var finalURL = request.url
+        var hops = 0
         let outcome = await withTaskCancellationHandler {
             guard await share.takeSlot(in: queue, priority: DownloadPriority(options)) else {
-                return HTTP1BulkConnection.Outcome.failure(WebImageError.cancelled)
+                return HTTP1BulkConnection.Outcome.failure(WebImageError.cancelled, response: nil)
             }
             (started, startDate) = (.now, Date())
             hub.emit(.start(url))
-            return await connection.fetch(
-                request, responseModifier: context.responseModifier ?? config.responseModifier, stopped: { share.isStopped })
+            var request = request
+            var redirects = RedirectChain(from: request.url, limit: config.maximumRedirects)
+            while true {
+                finalURL = request.url
+                let outcome = await connection.fetch(
+                    request, owner: share, responseModifier: context.responseModifier ?? config.responseModifier,
+                    cookieJar: options.contains(.handleCookies) ? config.cookieJar : nil, redirects: redirects,
+                    stopped: { share.isStopped })
+                guard case .redirect(let target) = outcome else { return outcome }
+                switch redirects.follow(request, to: target) {
+                case .failure(let error): return .failure(error, response: nil)
+                case .success(let next): (request, hops) = (next, hops + 1)
+                }
+            }
         } onCancel: {
             share.prefetchLeaves()
         }
-        queue.remove(share)
-        let output: TransferOutput
-        switch outcome {
-        case .redirect:
-            hub.emit(.stop(url))
-            return nil
-        case .failure(let error):
-            hub.emit(.stop(url))
-            let failure = TransportErrorMapping.webImageError(for: error, url: request.url, redirectLimit: config.maximumRedirects)
-            hub.emit(.finish(url, metrics: DownloadMetrics(url: url, startDate: startDate), error: failure))
-            return .failure(failure)
-        case .response(let response, let data):
-            if options.contains(.handleCookies) {
-                config.cookieJar.store(setCookieHeaders: response.headerFields[values: .setCookie], from: request.url)
-            }
-            hub.emit(.response(url, response))
-            hub.emit(.stop(url))
-            output = TransferOutput(data: data, response: response)
+        guard let started else {
+            // Stopped while it waited for a slot: as an operation cancelled in the queue, it only finishes.
+            queue.remove(share)
+            hub.emit(.finish(url, metrics: DownloadMetrics(url: url, startDate: startDate), error: .cancelled))
+            return (.failure(.cancelled), nil)
         }
+        let output: Result<TransferOutput, WebImageError>
+        let response: DownloadResponse?
+        switch outcome {
+        case .response(let accepted, let data):
+            response = accepted
+            output = .success(TransferOutput(data: data, response: accepted))
+        case .failure(let error, let refused):
+            response = refused
+            output = .failure(TransportErrorMapping.webImageError(for: error, url: finalURL, redirectLimit: config.maximumRedirects))
+        case .redirect:
+            preconditionFailure("redirects are followed above")
+        }
+        if let response { hub.emit(.response(url, response)) }
+        hub.emit(.stop(url))
         let metrics = DownloadMetrics(
             url: url, startDate: startDate, queueDuration: enqueued.duration(to: started).seconds,
-            duration: started.duration(to: .now).seconds, receivedBytes: Int64(output.data.count), statusCode: output.response.statusCode)
-        let complete: @Sendable () -> Result<ImageLoaderResult, WebImageError> = { [config] in
-            DownloadCompletion.result(of: .success(output), url: url, options: options, context: context, config: config, metrics: metrics)
-        }
-        // A structure check runs here on the loop, as the ordinary path runs it; a decode does not.
-        let result = DownloadCompletion.isQuick(output, context: context, config: config)
-            ? complete() : await withCheckedContinuation { done in ImageWorkQueue.decoding.async { done.resume(returning: complete()) } }
+            duration: started.duration(to: .now).seconds, receivedBytes: Int64((try? output.get().data.count) ?? 0),
+            statusCode: response?.statusCode, redirectCount: hops)
+        let result = await complete(output, url: url, options: options, context: context, metrics: metrics)
+        // Held through the completion, as an operation holds it through its decode.
+        queue.remove(share)
         let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
         hub.emit(.finish(url, metrics: metrics, error: error))
-        return result
+        return (result, response)
+    }
+
+    /// The operation's completion: a structure check here on the loop, a decode off it.
+    private func complete(
+        _ output: Result<TransferOutput, WebImageError>, url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+        metrics: DownloadMetrics
+    ) async -> Result<ImageLoaderResult, WebImageError> {
+        guard case .success(let transferred) = output, !DownloadCompletion.isQuick(transferred, context: context, config: config) else {
+            return DownloadCompletion.result(of: output, url: url, options: options, context: context, config: config, metrics: metrics)
+        }
+        let config = self.config
+        return await withCheckedContinuation { done in
+            ImageWorkQueue.decoding.async {
+                done.resume(returning: DownloadCompletion.result(
+                    of: output, url: url, options: options, context: context, config: config, metrics: metrics))
+            }
+        }
     }
 }

@@ -23,11 +23,15 @@ public final class ImageDownloader: ImageLoader {
         var headers: HTTPFields
         var isShutDown = false
 
-        /// A token on the download of `key` in flight — an operation or a bulk load — if it still takes callers.
+        /// A token on the download of `key` in flight — an operation or a bulk load — if it still
+        /// takes callers. A bulk load reports no progress, so a caller that wants some does not join one.
         func joinable(_ key: DownloadShareKey, _ callbacks: LoadCallbacks) -> DownloadToken? {
-            operations[key]?.add(callbacks) ?? bulk[key]?.add(callbacks)
+            operations[key]?.add(callbacks) ?? (callbacks.wantsProgress ? nil : bulk[key]?.add(callbacks))
         }
     }
+
+    static let shutDown = WebImageError.invalidDownloadOperation(reason: "the downloader has been shut down")
+    static let requestRefused = WebImageError.invalidDownloadOperation(reason: "the request modifier returned nil")
 
     public let config: DownloaderConfig
     private let client: HTTPClient
@@ -119,12 +123,12 @@ public final class ImageDownloader: ImageLoader {
         if let token = join(key, callbacks: callbacks) { return token }
         // Built outside the lock: the modifier and the headers filter are the app's code.
         guard let request = makeRequest(for: url, options: options, context: context) else {
-            return .failure(.invalidDownloadOperation(reason: "the request modifier returned nil"))
+            return .failure(Self.requestRefused)
         }
         let operation = DownloadOperation(
             url: url, request: request, options: options, context: context, environment: environment(for: key))
         let outcome = state.withLock { state -> (Result<DownloadToken, WebImageError>, Bool) in
-            if state.isShutDown { return (.failure(.invalidDownloadOperation(reason: "the downloader has been shut down")), false) }
+            if state.isShutDown { return (.failure(Self.shutDown), false) }
             // Someone may have started the same URL while the request was being built.
             if let token = state.joinable(key, callbacks) { return (.success(token), false) }
             state.operations[key] = operation
@@ -137,7 +141,7 @@ public final class ImageDownloader: ImageLoader {
     /// A token on the operation for `key` in flight, if it still takes callers.
     private func join(_ key: DownloadShareKey, callbacks: LoadCallbacks) -> Result<DownloadToken, WebImageError>? {
         state.withLock { state in
-            if state.isShutDown { return .failure(.invalidDownloadOperation(reason: "the downloader has been shut down")) }
+            if state.isShutDown { return .failure(Self.shutDown) }
             return state.joinable(key, callbacks).map { .success($0) }
         }
     }

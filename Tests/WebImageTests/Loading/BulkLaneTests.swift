@@ -133,7 +133,7 @@ struct BulkLaneTests {
         }
     }
 
-    @Test("a redirect is followed (by the ordinary path) and the image cached under the URL asked for")
+    @Test("a redirect is followed on the lane, each URL requested once, the image cached under the URL asked for")
     func redirect() async throws {
         try await withLanes { origin, _, fixture, prefetcher in
             origin.route("/moved.png", .redirect(to: "/a.png"))
@@ -141,7 +141,47 @@ struct BulkLaneTests {
             let url = origin.url("/moved.png")
             #expect(await prefetcher.prefetch([url]) == (1, 0))
             #expect(await fixture.manager.diskImageExists(for: url))
-            #expect(origin.requestCount("/a.png") == 1)
+            #expect(origin.requestCount("/moved.png") == 1 && origin.requestCount("/a.png") == 1)
+        }
+    }
+
+    @Test("the downloader's events for a lane's load: start, response, stop, finish — a refused head's response too")
+    func events() async throws {
+        try await withLanes(workers: 1) { origin, downloader, _, prefetcher in
+            origin.route("/p.png", .fixture("png-rgb.png"))
+            origin.route("/gone.png", .status(404))
+            let heard = Mutex<[String]>([])
+            let events = downloader.events()
+            let listening = Task {
+                for await event in events {
+                    let line = switch event {
+                    case .start(let url): "start \(url.path)"
+                    case .response(let url, let response): "response \(url.path) \(response.statusCode)"
+                    case .stop(let url): "stop \(url.path)"
+                    case .finish(let url, let metrics, let error): "finish \(url.path) \(error?.code ?? 0) \(metrics.statusCode ?? 0)"
+                    }
+                    heard.withLock { $0.append(line) }
+                }
+            }
+            defer { listening.cancel() }
+            #expect(await prefetcher.prefetch([origin.url("/p.png"), origin.url("/gone.png")]) == (2, 1))
+            #expect(await eventually { heard.withLock { $0.count } == 8 })
+            #expect(heard.withLock { $0 } == [
+                "start /p.png", "response /p.png 200", "stop /p.png", "finish /p.png 0 200",
+                "start /gone.png", "response /gone.png 404", "stop /gone.png", "finish /gone.png 2001 404",
+            ])
+        }
+    }
+
+    @Test("a request without an idle timeout (a modifier set it to infinity) loads")
+    func infiniteTimeout() async throws {
+        try await withOrigin({ $0.transport = .http1; $0.requestModifier = RequestModifier.timeout(.infinity) }) { origin, downloader in
+            origin.route("/p.png", .fixture("png-rgb.png"))
+            let fixture = try ManagerFixture(loader: downloader)
+            var settings = ImagePrefetcher.Settings()
+            settings.context.storeCacheType = .disk
+            let prefetcher = ImagePrefetcher(manager: fixture.manager, settings: settings)
+            #expect(await prefetcher.prefetch([origin.url("/p.png")]) == (1, 0))
         }
     }
 

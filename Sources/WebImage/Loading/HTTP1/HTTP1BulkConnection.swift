@@ -7,44 +7,50 @@ import Synchronization
 
 /// The keep-alive connection one bulk prefetch worker owns on ``HTTP1Transport``: it fetches one
 /// request at a time, the next written from the event loop the last one ended on — the shape of
-/// `curl --parallel`, without the per-download operation, token, queue entry, transfer and
-/// exchange an ordinary download makes (BENCHMARKS.md, "Bulk download"). What it does not do, it
-/// says: a redirect comes back as ``Outcome/redirect`` for the ordinary path to follow.
+/// `curl --parallel`, without the per-download operation, token, transfer and exchange an
+/// ordinary download makes (BENCHMARKS.md, "Bulk download").
 ///
-/// Kept from the ordinary path: the head's checks (``ResponseAcceptance``), the size limit while
-/// the body streams, the request's idle timeout and the config's resource timeout, one retry of a
+/// Kept from the ordinary path: the head's checks (``ResponseAcceptance``), cookies from every
+/// head, the size limit while the body streams, the request's idle timeout and the config's
+/// resource timeout from the moment the fetch starts (connecting included), one retry of a
 /// request a reused connection dropped before answering, and cancel. Each fetch ends exactly once.
 final class HTTP1BulkConnection: Sendable {
     enum Outcome: Sendable {
         /// The head was accepted and the whole body is in.
         case response(DownloadResponse, Data)
-        /// The response redirects; the ordinary path follows it.
-        case redirect
-        case failure(any Error)
+        /// The response redirects there (``RedirectChain``); the caller decides whether to follow.
+        case redirect(URL)
+        /// The fetch failed; `response` is what callers see of a head that was refused.
+        case failure(any Error, response: DownloadResponse?)
     }
 
+    /// One request: who asked (``cancel(owner:)`` stops only its own), what to check, where it stands.
     private struct Fetch {
+        let owner: ObjectIdentifier
         let request: DownloadRequest
         let responseModifier: (any DownloadResponseModifying)?
+        let cookieJar: CookieJar?
+        let redirects: RedirectChain
         let continuation: UnsafeContinuation<Outcome, Never>
         let deadline: NIODeadline?
         var response: DownloadResponse?
         var body = Data()
         var lastActivity = NIODeadline.now()
-        var isRedirect = false
+        var redirect: URL?
         var keepAlive = true
         /// Why we stopped the fetch ourselves; wins over what the connection reports after.
         var failure: (any Error)?
         var retried = false
 
-        /// The request's own idle timeout (``DownloadRequest/timeout``).
-        var idleTimeout: TimeAmount { .nanoseconds(Int64(max(0.001, request.timeout) * 1e9)) }
+        /// The request's own idle timeout (``DownloadRequest/timeout``); nil for none.
+        var idleTimeout: TimeAmount? {
+            request.timeout.isFinite && request.timeout < 1e9 ? .nanoseconds(Int64(max(0.001, request.timeout) * 1e9)) : nil
+        }
 
         /// When the timer must look at this fetch, counting idleness from `activity`.
-        func nextCheck(_ activity: NIODeadline) -> NIODeadline {
-            let idle = activity + idleTimeout
-            guard let deadline else { return idle }
-            return min(idle, deadline)
+        func nextCheck(_ activity: NIODeadline) -> NIODeadline? {
+            guard let idle = idleTimeout.map({ activity + $0 }) else { return deadline }
+            return deadline.map { min(idle, $0) } ?? idle
         }
     }
 
@@ -61,11 +67,17 @@ final class HTTP1BulkConnection: Sendable {
         /// fetch needs a check before it.
         var timer: NIOScheduledCallback?
         var timerDeadline: NIODeadline?
+
+        /// The fetch in flight, when it is `owner`'s (nil: anyone's).
+        func isCurrent(_ owner: ObjectIdentifier?) -> Bool {
+            guard let fetch else { return false }
+            return owner.map { fetch.owner == $0 } ?? true
+        }
     }
 
     let eventLoop: any EventLoop
     private let transport: HTTP1Transport
-    /// The downloader's: limits, accepted statuses and types, redirects, resource timeout.
+    /// The downloader's: limits, accepted statuses and types, resource timeout.
     private let config: DownloaderConfig
     private let tlsConfiguration: TLSConfiguration?
     private let state = Mutex(State())
@@ -77,34 +89,44 @@ final class HTTP1BulkConnection: Sendable {
         self.tlsConfiguration = tlsConfiguration
     }
 
-    /// Fetches `request`, its head checked with `responseModifier` first. ``cancel()`` ends it
-    /// with `HTTPClientError.cancelled`, and so does a `stopped` that says so as it starts (a
-    /// stop asked for just before the fetch existed).
+    /// Fetches `request` for `owner`: its head checked with `responseModifier`, its cookies stored
+    /// in `cookieJar`, a redirect (by `redirects`' rules) handed back. ``cancel(owner:)`` ends it
+    /// with `HTTPClientError.cancelled`, and so does a `stopped` that says so as it starts (a stop
+    /// asked for just before the fetch existed).
     func fetch(
-        _ request: DownloadRequest, responseModifier: (any DownloadResponseModifying)?, stopped: @Sendable () -> Bool
+        _ request: DownloadRequest, owner: AnyObject, responseModifier: (any DownloadResponseModifying)?, cookieJar: CookieJar?,
+        redirects: RedirectChain, stopped: @Sendable () -> Bool
     ) async -> Outcome {
-        await withUnsafeContinuation { continuation in
-            let deadline = config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64($0 * 1e9)) }
+        let owner = ObjectIdentifier(owner)
+        return await withUnsafeContinuation { continuation in
+            let deadline = config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64(min($0, 1e9) * 1e9)) }
             state.withLock { state in
-                state.fetch = Fetch(request: request, responseModifier: responseModifier, continuation: continuation, deadline: deadline)
+                state.fetch = Fetch(
+                    owner: owner, request: request, responseModifier: responseModifier, cookieJar: cookieJar,
+                    redirects: redirects, continuation: continuation, deadline: deadline)
             }
-            if stopped() { return cancel() }
+            if stopped() { return cancel(owner: owner) }
             // The worker runs on this loop (``EventLoopTaskExecutor``): no hop.
             if eventLoop.inEventLoop { send() } else { eventLoop.execute { self.send() } }
         }
     }
 
-    /// Ends the fetch in flight as cancelled; its connection closes, as its response is not wanted.
-    func cancel() {
+    /// Ends `owner`'s fetch, if it is the one in flight, as cancelled; its connection closes, as
+    /// its response is not wanted.
+    func cancel(owner: AnyObject) {
+        cancel(owner: ObjectIdentifier(owner))
+    }
+
+    private func cancel(owner: ObjectIdentifier) {
         let channel = state.withLock { state -> (any Channel)?? in
-            guard state.fetch != nil else { return .none }
+            guard state.isCurrent(owner) else { return .none }
             state.fetch!.failure = state.fetch!.failure ?? HTTPClientError.cancelled
             return .some(state.channel)
         }
         switch channel {
         case .none: return
         case .some(let channel?): channel.close(promise: nil)
-        case .some(nil): end(with: nil)  // still connecting
+        case .some(nil): end(with: nil, owner: owner)  // still connecting
         }
     }
 
@@ -119,9 +141,12 @@ final class HTTP1BulkConnection: Sendable {
 
     // MARK: Sending
 
-    /// Writes the fetch's request on the open connection to its host, or connects first.
+    /// Writes the fetch's request on the open connection to its host, or connects first. The
+    /// timer covers the fetch from here, connecting included.
     private func send() {
-        guard let request = state.withLock({ $0.fetch?.request }) else { return }
+        let now = NIODeadline.now()
+        guard let (request, check) = state.withLock({ state in state.fetch.map { ($0.request, $0.nextCheck(now)) } }) else { return }
+        if let check { armTimer(at: check) }
         // The next URL of the same origin (`scheme://authority/`, the common case) takes the open
         // connection without working out its route again.
         let open = state.withLock { state -> (any Channel)? in
@@ -157,12 +182,12 @@ final class HTTP1BulkConnection: Sendable {
             case .success(let channel):
                 // Kept even when the fetch ended meanwhile (cancelled): the next one takes it.
                 let (current, waiting) = state.withLock { state in
-                    guard state.generation == generation else { return (false, false) }
+                    guard state.generation == generation else { return (false, DownloadRequest?.none) }
                     state.channel = channel
-                    return (true, state.fetch != nil)
+                    return (true, state.fetch?.request)
                 }
                 guard current else { return channel.close(promise: nil) }
-                if waiting { write(request, on: channel) }
+                if let waiting { write(waiting, on: channel) }
             }
         }
     }
@@ -176,13 +201,6 @@ final class HTTP1BulkConnection: Sendable {
     }
 
     private func write(_ request: DownloadRequest, on channel: any Channel) {
-        let now = NIODeadline.now()
-        let check = state.withLock { state -> NIODeadline? in
-            guard state.fetch != nil else { return nil }
-            state.fetch!.lastActivity = now
-            return state.fetch!.nextCheck(now)
-        }
-        if let check { armTimer(at: check) }
         channel.write(HTTPClientRequestPart.head(request.http1Head), promise: nil)
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
     }
@@ -191,35 +209,11 @@ final class HTTP1BulkConnection: Sendable {
 
     fileprivate func received(_ part: HTTPClientResponsePart, generation: Int) {
         switch part {
-        case .head(let head):
-            let refused = state.withLock { state -> Bool in
-                guard state.generation == generation, state.fetch != nil else { return false }
-                // In place (`state.fetch!`): a copy would share the body and copy it on every append.
-                state.fetch!.lastActivity = .now()
-                state.fetch!.keepAlive = head.isKeepAlive
-                let url = state.fetch!.request.url
-                if config.maximumRedirects > 0, HTTP1Exchange.redirectTarget(head, from: url) != nil {
-                    state.fetch!.isRedirect = true
-                    return false
-                }
-                switch ResponseAcceptance.verdict(for: head, url: url, config: config, modifier: state.fetch!.responseModifier) {
-                case .accepted(let response):
-                    state.fetch!.response = response
-                    let expected = response.expectedContentLength
-                    if expected > 0, response.statusCode != 304 {
-                        state.fetch!.body.reserveCapacity(Int(min(expected, config.maximumResponseSize)))
-                    }
-                    return false
-                case .refused(let error, _):
-                    state.fetch!.failure = state.fetch!.failure ?? error
-                    return true
-                }
-            }
-            // A refused body is not read: the connection goes, as with the ordinary path.
-            if refused { closeChannel(generation) }
+        case .head(let head): headArrived(head, generation: generation)
         case .body(let buffer):
             let tooLarge = state.withLock { state -> Bool in
-                guard state.generation == generation, state.fetch?.failure == nil, state.fetch?.isRedirect == false
+                // In place (`state.fetch!`): a copy would share the body and copy it on every append.
+                guard state.generation == generation, state.fetch != nil, state.fetch!.failure == nil, state.fetch!.redirect == nil
                 else { return false }
                 state.fetch!.lastActivity = .now()
                 let limit = config.maximumResponseSize
@@ -233,14 +227,12 @@ final class HTTP1BulkConnection: Sendable {
             if tooLarge { closeChannel(generation) }
         case .end:
             let ended = state.withLock { state -> (UnsafeContinuation<Outcome, Never>, Outcome, reusable: Bool)? in
-                guard state.generation == generation, state.fetch != nil, state.fetch?.failure == nil,
-                      let fetch = state.fetch.take()
-                else { return nil }
+                guard state.generation == generation, state.fetch?.failure == nil, let fetch = state.fetch.take() else { return nil }
                 state.served += 1
-                if fetch.isRedirect { return (fetch.continuation, .redirect, fetch.keepAlive) }
+                if let target = fetch.redirect { return (fetch.continuation, .redirect(target), fetch.keepAlive) }
                 guard let response = fetch.response else {
                     let error = WebImageError.transport(.badServerResponse(reason: "no response head"))
-                    return (fetch.continuation, .failure(error), false)
+                    return (fetch.continuation, .failure(error, response: nil), false)
                 }
                 return (fetch.continuation, .response(response, fetch.body), fetch.keepAlive)
             }
@@ -248,6 +240,44 @@ final class HTTP1BulkConnection: Sendable {
             if !reusable { retire(generation) }
             continuation.resume(returning: outcome)
         }
+    }
+
+    /// A head: cookies stored and checks run outside the lock (the jar and the response modifier
+    /// are app code that may call back in), then the verdict recorded.
+    private func headArrived(_ head: HTTPResponseHead, generation: Int) {
+        let now = NIODeadline.now()
+        let fetch = state.withLock { state -> (ObjectIdentifier, URL, (any DownloadResponseModifying)?, CookieJar?, RedirectChain)? in
+            guard state.generation == generation, let fetch = state.fetch else { return nil }
+            state.fetch!.lastActivity = now
+            state.fetch!.keepAlive = head.isKeepAlive
+            return (fetch.owner, fetch.request.url, fetch.responseModifier, fetch.cookieJar, fetch.redirects)
+        }
+        guard let (owner, url, modifier, jar, redirects) = fetch else { return }
+        jar?.store(setCookieHeaders: head.headers["set-cookie"], from: url)
+        if let target = redirects.target(of: head, from: url) {
+            return state.withLock { state in
+                if state.generation == generation, state.isCurrent(owner) { state.fetch!.redirect = target }
+            }
+        }
+        let verdict = ResponseAcceptance.verdict(for: head, url: url, config: config, modifier: modifier)
+        let refused = state.withLock { state -> Bool in
+            guard state.generation == generation, state.isCurrent(owner) else { return false }
+            switch verdict {
+            case .accepted(let response):
+                state.fetch!.response = response
+                let expected = response.expectedContentLength
+                if expected > 0, response.statusCode != 304 {
+                    state.fetch!.body.reserveCapacity(Int(min(expected, config.maximumResponseSize)))
+                }
+                return false
+            case .refused(let error, let response):
+                state.fetch!.response = response
+                state.fetch!.failure = state.fetch!.failure ?? error
+                return true
+            }
+        }
+        // A refused body is not read: the connection goes, as with the ordinary path.
+        if refused { closeChannel(generation) }
     }
 
     /// The channel closed (or failed): a fetch still waiting ends, or is retried once on a new
@@ -259,7 +289,7 @@ final class HTTP1BulkConnection: Sendable {
             state.routeKey = nil
             state.originPrefix = nil
             guard let fetch = state.fetch, fetch.failure == nil, state.served > 0,
-                  fetch.response == nil, !fetch.isRedirect, !fetch.retried
+                  fetch.response == nil, fetch.redirect == nil, !fetch.retried
             else { return false }
             state.fetch!.retried = true
             return true
@@ -290,17 +320,16 @@ final class HTTP1BulkConnection: Sendable {
         channel?.close(promise: nil)
     }
 
-    /// Ends the fetch in flight with our own failure, or else `error` (nil: cancelled).
-    private func end(with error: (any Error)?) {
-        let fetch = state.withLock { state in
-            defer { state.fetch = nil }
-            return state.fetch
-        }
+    /// Ends the fetch in flight (only `owner`'s, when given) with our own failure, or else
+    /// `error` (nil: cancelled).
+    private func end(with error: (any Error)?, owner: ObjectIdentifier? = nil) {
+        let fetch = state.withLock { state in state.isCurrent(owner) ? state.fetch.take() : nil }
         guard let fetch else { return }
-        fetch.continuation.resume(returning: .failure(fetch.failure ?? error ?? HTTPClientError.cancelled))
+        let failure = fetch.failure ?? error ?? HTTPClientError.cancelled
+        fetch.continuation.resume(returning: .failure(failure, response: fetch.response))
     }
 
-    // MARK: Idle timer
+    // MARK: Timer
 
     /// Makes sure the timer fires by `deadline`: one timer per connection, re-armed for the rest
     /// of the time while fetches keep arriving (not one per fetch). Nothing from the server for
@@ -330,7 +359,7 @@ final class HTTP1BulkConnection: Sendable {
             var error: (any Error)?
             if let deadline = fetch.deadline, now >= deadline {
                 error = WebImageError.transport(.timedOut(.resource))
-            } else if now - fetch.lastActivity >= fetch.idleTimeout {
+            } else if let timeout = fetch.idleTimeout, now - fetch.lastActivity >= timeout {
                 error = WebImageError.transport(.timedOut(.read))
             }
             guard let error else { return (fetch.nextCheck(fetch.lastActivity), false) }

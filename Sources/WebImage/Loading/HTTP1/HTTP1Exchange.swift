@@ -6,15 +6,14 @@ import NIOHTTP1
 import NIOSSL
 import Synchronization
 
-/// One download on ``HTTP1Transport``: the request, its redirect hops (as AsyncHTTPClient follows
-/// them: at most ``HTTP1Transport/maximumRedirects``, no URL twice, a 303 — or a 301/302 of a
-/// non-GET — becomes a GET, credentials and cookies dropped when the host changes), and the
+/// One download on ``HTTP1Transport``: the request, its redirect hops (``RedirectChain``, at most
+/// ``HTTP1Transport/maximumRedirects``), and the
 /// ``TransferTask`` its transfer stops it through. Ends exactly once: the transfer hears
 /// `finished()` or `failed(_:)`.
 final class HTTP1Exchange: TransferTask {
     private struct State {
         var request: DownloadRequest
-        var visited: Set<String> = []
+        var redirects: RedirectChain
         var connection: HTTP1Connection?
         var retried = false
         var receivedHead = false
@@ -40,7 +39,7 @@ final class HTTP1Exchange: TransferTask {
         self.transfer = transfer
         self.transport = transport
         self.eventLoop = eventLoop
-        state = Mutex(State(request: request, visited: [request.url.absoluteString]))
+        state = Mutex(State(request: request, redirects: RedirectChain(from: request.url, limit: transport.maximumRedirects)))
     }
 
     func start(deadline: NIODeadline?) {
@@ -80,7 +79,7 @@ final class HTTP1Exchange: TransferTask {
             let (url, redirect) = state.withLock { state -> (URL, URL?) in
                 state.receivedHead = true
                 state.keepAlive = head.isKeepAlive
-                state.redirect = transport.maximumRedirects > 0 ? Self.redirectTarget(head, from: state.request.url) : nil
+                state.redirect = state.redirects.target(of: head, from: state.request.url)
                 return (state.request.url, state.redirect)
             }
             transfer.visited(url, head)
@@ -143,32 +142,17 @@ final class HTTP1Exchange: TransferTask {
     }
 
     private func follow(_ target: URL) {
-        let next = state.withLock { state -> Result<DownloadRequest, any Error> in
-            guard state.visited.count <= transport.maximumRedirects else { return .failure(HTTPClientError.redirectLimitReached) }
-            guard state.visited.insert(target.absoluteString).inserted else { return .failure(HTTPClientError.redirectCycleDetected) }
-            var request = state.request
-            if request.url.host?.lowercased() != target.host?.lowercased() {
-                for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] { request.headerFields[name] = nil }
+        let next = state.withLock { state -> Result<DownloadRequest, HTTPClientError> in
+            let next = state.redirects.follow(state.request, to: target)
+            if case .success(let request) = next {
+                state.request = request
+                state.redirect = nil
             }
-            request.url = target
-            if request.method != .get, request.method != .head { request.method = .get }
-            state.request = request
-            state.redirect = nil
-            return .success(request)
+            return next
         }
         switch next {
         case .failure(let error): end(error)
         case .success(let request): transport.send(self, to: request.url)
         }
-    }
-
-    /// Where a redirect response points, when it is one to follow: as AsyncHTTPClient, only to
-    /// `http` or `https` (a redirect elsewhere is the answer, and its status fails the download).
-    static func redirectTarget(_ head: HTTPResponseHead, from url: URL) -> URL? {
-        guard [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "location"),
-              let target = URL(string: location, relativeTo: url)?.absoluteURL,
-              target.scheme?.isHTTPScheme ?? false
-        else { return nil }
-        return target
     }
 }

@@ -1,0 +1,40 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOHTTP1
+
+/// The redirects of one download on the lean client, followed as AsyncHTTPClient follows them: at
+/// most `limit` hops, no URL twice, only to `http` or `https`, a 303 — or a 301/302 of a non-GET
+/// — becomes a GET, and credentials and cookies are dropped when the host changes.
+struct RedirectChain: Sendable {
+    private var visited: Set<String>
+    let limit: Int
+
+    init(from url: URL, limit: Int) {
+        visited = [url.absoluteString]
+        self.limit = limit
+    }
+
+    /// Where `head` (the response to a request for `url`) redirects, when it is a redirect to
+    /// follow; a redirect elsewhere is the answer, and its status fails the download.
+    func target(of head: HTTPResponseHead, from url: URL) -> URL? {
+        guard limit > 0, [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "location"),
+              let target = URL(string: location, relativeTo: url)?.absoluteURL,
+              target.scheme?.isHTTPScheme ?? false
+        else { return nil }
+        return target
+    }
+
+    /// The request for the hop from `request` to `target`, or the error that ends the chain.
+    mutating func follow(_ request: DownloadRequest, to target: URL) -> Result<DownloadRequest, HTTPClientError> {
+        guard visited.count <= limit else { return .failure(.redirectLimitReached) }
+        guard visited.insert(target.absoluteString).inserted else { return .failure(.redirectCycleDetected) }
+        var next = request
+        if request.url.host?.lowercased() != target.host?.lowercased() {
+            for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] { next.headerFields[name] = nil }
+        }
+        next.url = target
+        if next.method != .get, next.method != .head { next.method = .get }
+        return .success(next)
+    }
+}

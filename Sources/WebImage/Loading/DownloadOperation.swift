@@ -140,7 +140,7 @@ final class DownloadOperation: DownloadQueueItem {
             return true
         }
         guard started else { return environment.queue.remove(self) }
-        let deadline = environment.config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64($0 * 1e9)) }
+        let deadline = environment.config.resourceTimeout.flatMap { TimeAmount.limit(seconds: $0) }.map { NIODeadline.now() + $0 }
         let task: any TransferTask
         if let http1 = environment.http1, HTTP1Transport.handles(request.url) {
             let transfer = announceStart()

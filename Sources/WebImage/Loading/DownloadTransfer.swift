@@ -167,7 +167,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     /// Starts the request's idle timer on `task`'s event loop.
     func startIdleTimer(_ task: any TransferTask) {
         let timeout = operation.request.timeout
-        if timeout.isFinite { scheduleIdleCheck(task, in: .nanoseconds(Int64(max(0.001, timeout) * 1e9))) }
+        if let delay = TimeAmount.limit(seconds: timeout) { scheduleIdleCheck(task, in: delay) }
     }
 
     /// The request's own idle timeout (``DownloadRequest/timeout``, which a request modifier may
@@ -188,7 +188,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
 
     /// The idle timer fired: fails the transfer if nothing arrived for the whole timeout, or checks again when it could have.
     private func idleCheckFired(_ task: any TransferTask) {
-        let timeout = TimeAmount.nanoseconds(Int64(max(0.001, operation.request.timeout) * 1e9))
+        guard let timeout = TimeAmount.limit(seconds: operation.request.timeout) else { return }
         let idle = state.withLock { $0.isEnded ? nil : NIODeadline.now() - $0.lastActivity }
         guard let idle else { return }
         if idle >= timeout {

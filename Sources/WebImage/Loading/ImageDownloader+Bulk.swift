@@ -74,8 +74,8 @@ extension ImageDownloader: BulkLoadExecuting {
                     request, owner: share, responseModifier: context.responseModifier ?? config.responseModifier,
                     cookieJar: options.contains(.handleCookies) ? config.cookieJar : nil, redirects: redirects,
                     stopped: { share.isStopped })
-                guard case .redirect(let target) = outcome else { return outcome }
-                switch redirects.follow(request, to: target) {
+                guard case .redirect(let target, let status) = outcome else { return outcome }
+                switch redirects.follow(request, to: target, status: status) {
                 case .failure(let error): return .failure(error, response: nil)
                 case .success(let next): (request, hops) = (next, hops + 1)
                 }

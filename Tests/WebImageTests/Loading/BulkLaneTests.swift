@@ -173,10 +173,15 @@ struct BulkLaneTests {
         }
     }
 
-    @Test("a request without an idle timeout (a modifier set it to infinity) loads")
+    @Test("no idle limit (a modifier set the request's timeout to infinity) and no resource limit (infinity): a lane's load and an ordinary one both load")
     func infiniteTimeout() async throws {
-        try await withOrigin({ $0.transport = .http1; $0.requestModifier = RequestModifier.timeout(.infinity) }) { origin, downloader in
+        try await withOrigin({
+            $0.transport = .http1
+            $0.requestModifier = RequestModifier.timeout(.infinity)
+            $0.resourceTimeout = .infinity
+        }) { origin, downloader in
             origin.route("/p.png", .fixture("png-rgb.png"))
+            #expect(try await downloader.loadImage(with: origin.url("/p.png?ordinary")).data.count > 0)
             let fixture = try ManagerFixture(loader: downloader)
             var settings = ImagePrefetcher.Settings()
             settings.context.storeCacheType = .disk
@@ -222,21 +227,28 @@ struct BulkLaneTests {
         }
     }
 
-    @Test("a resource timeout ends a lane's load on time even when an earlier load armed the connection's timer for longer")
-    func resourceTimeoutAfterALongTimer() async throws {
-        try await withOrigin({ $0.transport = .http1; $0.resourceTimeout = TestTiming.seconds(1) }) { origin, downloader in
+    @Test("a later request's short idle timeout holds even though an earlier one armed the connection's timer for longer")
+    func shortTimeoutAfterALongTimer() async throws {
+        // Per request: 30 s for the first, 1 s for the one whose head comes only after 5 s.
+        let modifier = RequestModifier { request in
+            var request = request
+            request.timeout = request.url.path == "/late.png" ? TestTiming.seconds(1) : 30
+            return request
+        }
+        try await withOrigin({ $0.transport = .http1; $0.requestModifier = modifier }) { origin, downloader in
             origin.route("/p.png", .fixture("png-rgb.png"))
-            origin.route("/drip.png", .drip(.fixture("jpeg-baseline.jpg"), bytesPerSecond: 200, chunkSize: 16))
+            origin.route("/late.png", .delayed(TestTiming.seconds(5), .fixture("png-rgb.png")))
             let fixture = try ManagerFixture(loader: downloader)
             var settings = ImagePrefetcher.Settings()
             settings.maxConcurrentPrefetchCount = 1
             settings.context.storeCacheType = .disk
             settings.context.imageCoder = StructureCheckCoder()
             let prefetcher = ImagePrefetcher(manager: fixture.manager, settings: settings)
-            // The first load arms the timer for the 30-s idle timeout; the drip needs a check after 1 s.
             let started = ContinuousClock.now
-            #expect(await prefetcher.prefetch([origin.url("/p.png"), origin.url("/drip.png")]) == (2, 1))
-            #expect(ContinuousClock.now - started < .seconds(TestTiming.seconds(10)))
+            let outcome = await prefetcher.prefetch([origin.url("/p.png"), origin.url("/late.png")])
+            let elapsed = ContinuousClock.now - started
+            #expect(outcome == (2, 1), "the late one times out, the first loads")
+            #expect(elapsed < .seconds(TestTiming.seconds(4.5)), "ended by its own 1-s timeout, not the 30-s timer nor the 5-s head")
         }
     }
 }

@@ -18,8 +18,8 @@ final class HTTP1BulkConnection: Sendable {
     enum Outcome: Sendable {
         /// The head was accepted and the whole body is in.
         case response(DownloadResponse, Data)
-        /// The response redirects there (``RedirectChain``); the caller decides whether to follow.
-        case redirect(URL)
+        /// The response (with `status`) redirects there (``RedirectChain``); the caller decides whether to follow.
+        case redirect(URL, status: UInt)
         /// The fetch failed; `response` is what callers see of a head that was refused.
         case failure(any Error, response: DownloadResponse?)
     }
@@ -36,16 +36,17 @@ final class HTTP1BulkConnection: Sendable {
         var response: DownloadResponse?
         var body = Data()
         var lastActivity = NIODeadline.now()
-        var redirect: URL?
+        var redirect: (target: URL, status: UInt)?
         var keepAlive = true
+        /// Written on a connection opened before this fetch: one the server may have closed
+        /// meanwhile, so a close before any answer is retried once.
+        var onOpenConnection = false
         /// Why we stopped the fetch ourselves; wins over what the connection reports after.
         var failure: (any Error)?
         var retried = false
 
         /// The request's own idle timeout (``DownloadRequest/timeout``); nil for none.
-        var idleTimeout: TimeAmount? {
-            request.timeout.isFinite && request.timeout < 1e9 ? .nanoseconds(Int64(max(0.001, request.timeout) * 1e9)) : nil
-        }
+        var idleTimeout: TimeAmount? { TimeAmount.limit(seconds: request.timeout) }
 
         /// When the timer must look at this fetch, counting idleness from `activity`.
         func nextCheck(_ activity: NIODeadline) -> NIODeadline? {
@@ -61,7 +62,6 @@ final class HTTP1BulkConnection: Sendable {
         var originPrefix: String?
         /// Which channel is current: events of an older one are stale.
         var generation = 0
-        var served = 0
         var fetch: Fetch?
         /// The pending timer and when it fires: one per connection, moved earlier only when a
         /// fetch needs a check before it.
@@ -92,29 +92,38 @@ final class HTTP1BulkConnection: Sendable {
     /// Fetches `request` for `owner`: its head checked with `responseModifier`, its cookies stored
     /// in `cookieJar`, a redirect (by `redirects`' rules) handed back. ``cancel(owner:)`` ends it
     /// with `HTTPClientError.cancelled`, and so does a `stopped` that says so as it starts (a stop
-    /// asked for just before the fetch existed).
+    /// asked for just before the fetch existed). Everything that moves a fetch along — starting,
+    /// connecting, reading, cancelling, the timer — runs on the connection's event loop, in order.
     func fetch(
         _ request: DownloadRequest, owner: AnyObject, responseModifier: (any DownloadResponseModifying)?, cookieJar: CookieJar?,
-        redirects: RedirectChain, stopped: @Sendable () -> Bool
+        redirects: RedirectChain, stopped: @escaping @Sendable () -> Bool
     ) async -> Outcome {
         let owner = ObjectIdentifier(owner)
         return await withUnsafeContinuation { continuation in
-            let deadline = config.resourceTimeout.map { NIODeadline.now() + .nanoseconds(Int64(min($0, 1e9) * 1e9)) }
-            state.withLock { state in
-                state.fetch = Fetch(
-                    owner: owner, request: request, responseModifier: responseModifier, cookieJar: cookieJar,
-                    redirects: redirects, continuation: continuation, deadline: deadline)
-            }
-            if stopped() { return cancel(owner: owner) }
+            let deadline = config.resourceTimeout.flatMap { TimeAmount.limit(seconds: $0) }.map { NIODeadline.now() + $0 }
+            let fetch = Fetch(
+                owner: owner, request: request, responseModifier: responseModifier, cookieJar: cookieJar,
+                redirects: redirects, continuation: continuation, deadline: deadline)
             // The worker runs on this loop (``EventLoopTaskExecutor``): no hop.
-            if eventLoop.inEventLoop { send() } else { eventLoop.execute { self.send() } }
+            onLoop { self.start(fetch, stopped: stopped) }
         }
     }
 
     /// Ends `owner`'s fetch, if it is the one in flight, as cancelled; its connection closes, as
     /// its response is not wanted.
     func cancel(owner: AnyObject) {
-        cancel(owner: ObjectIdentifier(owner))
+        let owner = ObjectIdentifier(owner)
+        onLoop { self.cancel(owner: owner) }
+    }
+
+    private func onLoop(_ work: @escaping @Sendable () -> Void) {
+        if eventLoop.inEventLoop { work() } else { eventLoop.execute(work) }
+    }
+
+    private func start(_ fetch: Fetch, stopped: @Sendable () -> Bool) {
+        state.withLock { $0.fetch = fetch }
+        if stopped() { return cancel(owner: fetch.owner) }
+        send()
     }
 
     private func cancel(owner: ObjectIdentifier) {
@@ -155,21 +164,20 @@ final class HTTP1BulkConnection: Sendable {
             else { return nil }
             return channel
         }
-        if let open { return write(request, on: open) }
+        if let open { return write(request, on: open, opened: false) }
         let route: HTTP1Transport.Route
         do { route = try HTTP1Transport.Route(request.url, tlsConfiguration: tlsConfiguration) } catch { return end(with: error) }
         let reusable = state.withLock { state -> (any Channel)? in
             guard state.routeKey == route.key, let channel = state.channel else { return nil }
             return channel
         }
-        if let reusable { return write(request, on: reusable) }
+        if let reusable { return write(request, on: reusable, opened: false) }
         let (stale, generation) = state.withLock { state in
             defer {
                 state.channel = nil
                 state.routeKey = route.key
                 state.originPrefix = Self.originPrefix(of: request.url)
                 state.generation += 1
-                state.served = 0
             }
             return (state.channel, state.generation + 1)
         }
@@ -187,7 +195,7 @@ final class HTTP1BulkConnection: Sendable {
                     return (true, state.fetch?.request)
                 }
                 guard current else { return channel.close(promise: nil) }
-                if let waiting { write(waiting, on: channel) }
+                if let waiting { write(waiting, on: channel, opened: true) }
             }
         }
     }
@@ -200,7 +208,11 @@ final class HTTP1BulkConnection: Sendable {
         return String(text[...slash])
     }
 
-    private func write(_ request: DownloadRequest, on channel: any Channel) {
+    /// Writes `request` on `channel` — one `opened` for it, or one already open.
+    private func write(_ request: DownloadRequest, on channel: any Channel, opened: Bool) {
+        state.withLock { state in
+            if state.fetch != nil { state.fetch!.onOpenConnection = !opened }
+        }
         channel.write(HTTPClientRequestPart.head(request.http1Head), promise: nil)
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
     }
@@ -227,9 +239,13 @@ final class HTTP1BulkConnection: Sendable {
             if tooLarge { closeChannel(generation) }
         case .end:
             let ended = state.withLock { state -> (UnsafeContinuation<Outcome, Never>, Outcome, reusable: Bool)? in
-                guard state.generation == generation, state.fetch?.failure == nil, let fetch = state.fetch.take() else { return nil }
-                state.served += 1
-                if let target = fetch.redirect { return (fetch.continuation, .redirect(target), fetch.keepAlive) }
+                guard state.generation == generation, let fetch = state.fetch.take() else { return nil }
+                // Stopped by us (refused, too large, cancelled, timed out) but the whole response is
+                // in before the close: it ends now, and the connection with it.
+                if let failure = fetch.failure { return (fetch.continuation, .failure(failure, response: fetch.response), false) }
+                if let redirect = fetch.redirect {
+                    return (fetch.continuation, .redirect(redirect.target, status: redirect.status), fetch.keepAlive)
+                }
                 guard let response = fetch.response else {
                     let error = WebImageError.transport(.badServerResponse(reason: "no response head"))
                     return (fetch.continuation, .failure(error, response: nil), false)
@@ -256,7 +272,7 @@ final class HTTP1BulkConnection: Sendable {
         jar?.store(setCookieHeaders: head.headers["set-cookie"], from: url)
         if let target = redirects.target(of: head, from: url) {
             return state.withLock { state in
-                if state.generation == generation, state.isCurrent(owner) { state.fetch!.redirect = target }
+                if state.generation == generation, state.isCurrent(owner) { state.fetch!.redirect = (target, head.status.code) }
             }
         }
         let verdict = ResponseAcceptance.verdict(for: head, url: url, config: config, modifier: modifier)
@@ -288,7 +304,7 @@ final class HTTP1BulkConnection: Sendable {
             state.channel = nil
             state.routeKey = nil
             state.originPrefix = nil
-            guard let fetch = state.fetch, fetch.failure == nil, state.served > 0,
+            guard let fetch = state.fetch, fetch.failure == nil, fetch.onOpenConnection,
                   fetch.response == nil, fetch.redirect == nil, !fetch.retried
             else { return false }
             state.fetch!.retried = true

@@ -18,7 +18,8 @@ final class HTTP1Exchange: TransferTask {
         var retried = false
         var receivedHead = false
         var keepAlive = true
-        var redirect: URL?
+        /// Where the response in flight redirects, and its status.
+        var redirect: (target: URL, status: UInt)?
         var deadlineCheck: Scheduled<Void>?
         var failure: (any Error)?
         var isDone = false
@@ -76,10 +77,10 @@ final class HTTP1Exchange: TransferTask {
     func received(_ part: HTTPClientResponsePart, on connection: HTTP1Connection) {
         switch part {
         case .head(let head):
-            let (url, redirect) = state.withLock { state -> (URL, URL?) in
+            let (url, redirect) = state.withLock { state -> (URL, (target: URL, status: UInt)?) in
                 state.receivedHead = true
                 state.keepAlive = head.isKeepAlive
-                state.redirect = state.redirects.target(of: head, from: state.request.url)
+                state.redirect = state.redirects.target(of: head, from: state.request.url).map { ($0, head.status.code) }
                 return (state.request.url, state.redirect)
             }
             transfer.visited(url, head)
@@ -94,7 +95,7 @@ final class HTTP1Exchange: TransferTask {
             }
             if reusable { transport.release(connection) } else { connection.close() }
             guard !done else { return }
-            if let redirect { follow(redirect) } else { end(nil) }
+            if let redirect { follow(redirect.target, status: redirect.status) } else { end(nil) }
         }
     }
 
@@ -141,9 +142,9 @@ final class HTTP1Exchange: TransferTask {
         if let error = failure ?? error { transfer.failed(error) } else { transfer.finished() }
     }
 
-    private func follow(_ target: URL) {
+    private func follow(_ target: URL, status: UInt) {
         let next = state.withLock { state -> Result<DownloadRequest, HTTPClientError> in
-            let next = state.redirects.follow(state.request, to: target)
+            let next = state.redirects.follow(state.request, to: target, status: status)
             if case .success(let request) = next {
                 state.request = request
                 state.redirect = nil

@@ -5,7 +5,8 @@ import NIOHTTP1
 
 /// The redirects of one download on the lean client, followed as AsyncHTTPClient follows them: at
 /// most `limit` hops, no URL twice, only to `http` or `https`, a 303 — or a 301/302 of a non-GET
-/// — becomes a GET, and credentials and cookies are dropped when the host changes.
+/// — becomes a GET (a 307/308 keeps the method), and credentials and cookies are dropped when the
+/// host changes.
 struct RedirectChain: Sendable {
     private var visited: Set<String>
     let limit: Int
@@ -25,8 +26,8 @@ struct RedirectChain: Sendable {
         return target
     }
 
-    /// The request for the hop from `request` to `target`, or the error that ends the chain.
-    mutating func follow(_ request: DownloadRequest, to target: URL) -> Result<DownloadRequest, HTTPClientError> {
+    /// The request for the hop from `request` to `target` (a `status` redirect), or the error that ends the chain.
+    mutating func follow(_ request: DownloadRequest, to target: URL, status: UInt) -> Result<DownloadRequest, HTTPClientError> {
         guard visited.count <= limit else { return .failure(.redirectLimitReached) }
         guard visited.insert(target.absoluteString).inserted else { return .failure(.redirectCycleDetected) }
         var next = request
@@ -34,7 +35,9 @@ struct RedirectChain: Sendable {
             for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] { next.headerFields[name] = nil }
         }
         next.url = target
-        if next.method != .get, next.method != .head { next.method = .get }
+        if status == 303 || ((status == 301 || status == 302) && next.method != .get && next.method != .head) {
+            next.method = .get
+        }
         return .success(next)
     }
 }

@@ -66,6 +66,9 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
 
     var response: DownloadResponse? { state.withLock { $0.response } }
 
+    /// Callers who joined and wait (the specs watch it).
+    var joinedCount: Int { state.withLock { $0.joined.count } }
+
     /// The load ended: no one joins any more; those who did get `result`, off the event loop
     /// unless they only resume a task (as a `DownloadOperation` answers them).
     func end(_ result: Result<ImageLoaderResult, WebImageError>, response: DownloadResponse?) {

@@ -26,7 +26,7 @@ enum LoadBridge {
                 state.isCancelled = true
                 return state.operation
             }
-            operation?.cancel()
+            operation?.cancelFromCancellationHandler()
         }
     }
 }

@@ -133,7 +133,7 @@ public final class ImageManager: Sendable {
                 defer { if held == nil { held = CombinedOperation.cancelledMarker } }
                 return held
             }
-            operation?.cancel()
+            operation?.cancelFromCancellationHandler()
         }
         return try result.get()
     }

@@ -101,10 +101,10 @@ struct DownloadFailureTests {
 
     @Test("a delay before headers longer than the timeout times out; a shorter one does not")
     func delayBeforeHeaders() async throws {
-        // The margins (2 s against 6 s and 0.05 s) keep the answer the same on a busy machine (with
-        // 1 s, the whole suite on two slower cores once stalled the quick one past it).
-        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(2) }) { origin, downloader in
-            origin.route("/late.png", .delayed(TestTiming.seconds(6), .fixture("png-rgb.png")))
+        // The margins (4 s against 12 s and 0.05 s) keep the answer the same on a busy machine (the
+        // whole suite on two slower cores has stalled the quick one past 1 s, and past 2 s).
+        try await withOrigin({ $0.downloadTimeout = TestTiming.seconds(4) }) { origin, downloader in
+            origin.route("/late.png", .delayed(TestTiming.seconds(12), .fixture("png-rgb.png")))
             origin.route("/soon.png", .delayed(0.05, .fixture("png-rgb.png")))
             #expect(await error(downloader, origin.url("/late.png")) == .transport(.timedOut(.read)))
             _ = try await downloader.loadImage(with: origin.url("/soon.png"))

@@ -23,14 +23,20 @@ struct CacheDirectoryOption: ParsableArguments {
     var diskConfig: DiskCacheConfig { DiskCacheConfig(maxDiskSize: maxSize?.bytes ?? ByteSize.defaultCacheLimit.bytes) }
 }
 
-/// `--cacert`, for the commands that download.
+/// `--cacert` and `--timeout`, for the commands that download.
 struct TrustOptions: ParsableArguments {
+    @Option(name: .customLong("timeout"), help: ArgumentHelp(
+        "Seconds a download may go without receiving anything (connecting, waiting for the answer, between parts) before it fails.",
+        valueName: "SECONDS"))
+    var timeout: Double = DownloaderConfig().downloadTimeout
+
     @Option(name: .customLong("cacert"), help: ArgumentHelp(
         "A PEM file of a certificate authority to trust for https, besides the system's (repeatable): a private CA, or a test one.",
         valueName: "FILE"))
     var files: [String] = []
 
     func validate() throws {
+        guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout \(timeout): give a number of seconds above 0") }
         for path in files {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ValidationError("--cacert \(path): cannot read the file")

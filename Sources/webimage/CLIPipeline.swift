@@ -13,7 +13,7 @@ struct CLIPipeline {
     /// `trust` lists CA files trusted for https besides the system's (`--cacert`).
     init(
         cache options: CacheDirectoryOption, concurrency: Int = DownloaderConfig().maxConcurrentDownloads,
-        transport: DownloaderConfig.Transport = .asyncHTTPClient, trust: [String] = []
+        transport: DownloaderConfig.Transport = .asyncHTTPClient, trust: [String] = [], timeout: Double? = nil
     ) {
         var cacheConfig = ImageCacheConfig()
         cacheConfig.disk = options.diskConfig
@@ -22,6 +22,7 @@ struct CLIPipeline {
         config.maxConcurrentDownloads = concurrency
         config.transport = transport
         config.additionalTrustedCertificateFiles = trust
+        if let timeout { config.downloadTimeout = timeout }
         downloader = ImageDownloader(config: config)
         manager = ImageManager(
             cache: cache, loader: ImageLoadersManager(loaders: [downloader, FileLoader(), DataURLLoader()]))

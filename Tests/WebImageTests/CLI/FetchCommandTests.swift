@@ -127,6 +127,8 @@ struct FetchCommandTests {
         ["prefetch", "--concurrency", "0"],
         ["prefetch", "--cacert", "/nonexistent/ca.pem"],
         ["fetch", "a.jpg", "--cacert", "/etc/passwd"],
+        ["fetch", "a.jpg", "--timeout", "0"],
+        ["prefetch", "--timeout", "soon"],
         ["cache", "purge"],
         ["frobnicate"],
     ])

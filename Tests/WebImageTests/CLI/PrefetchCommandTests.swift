@@ -105,7 +105,7 @@ struct PrefetchCommandTests {
         let origin = try await TestOrigin.start()
         defer { origin.stop() }
         origin.route("/fast.png", .fixture("png-rgb.png"))
-        origin.route("/slow.png", .delayed(60, .fixture("png-rgb.png")))
+        origin.route("/slow.png", .delayed(600, .fixture("png-rgb.png")))
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let list = dir.appendingPathComponent("urls.txt")
@@ -118,12 +118,16 @@ struct PrefetchCommandTests {
 
         let process = Process()
         process.executableURL = CLIRunner.executable
-        process.arguments = ["prefetch", "--from", list.path, "--cache-dir", cache.path, "--concurrency", "4", "--no-progress"]
+        // A timeout far past the wait below: a slow machine (the suite under ThreadSanitizer) must
+        // not let the slow downloads time out before the interrupt.
+        process.arguments = [
+            "prefetch", "--from", list.path, "--cache-dir", cache.path, "--concurrency", "4", "--no-progress", "--timeout", "300",
+        ]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = Pipe()
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(TestTiming.seconds(60))
         while origin.requestCount("/slow.png") < 3 || DiskCache(directory: cache).totalCount < 1, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }

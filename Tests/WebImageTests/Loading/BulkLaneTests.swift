@@ -31,6 +31,27 @@ struct BulkLaneTests {
         downloader.state.withLock { $0.bulk.count }
     }
 
+    /// A prefetch of `/a.png`, whose response the origin holds until `gate` opens, once its
+    /// request is out on a lane.
+    private func prefetchHeld(
+        _ origin: TestOrigin, _ downloader: ImageDownloader, _ prefetcher: ImagePrefetcher
+    ) async -> (gate: OriginGate, url: URL, prefetch: Task<(finished: Int, skipped: Int), Never>) {
+        let gate = OriginGate()
+        origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
+        let url = origin.url("/a.png")
+        let prefetch = Task { await prefetcher.prefetch([url]) }
+        #expect(await eventually { bulkLoadsInFlight(downloader) == 1 && origin.inFlightRequests == 1 })
+        return (gate, url, prefetch)
+    }
+
+    /// Starts a callback-form download of `url` (it joins before it returns); no progress
+    /// handler, as a bulk load reports none.
+    private func joinedLoad(_ downloader: ImageDownloader, _ url: URL) -> LoadRecorder {
+        let load = LoadRecorder()
+        _ = downloader.downloadImage(with: url, options: .lowPriority, completed: load.completion)
+        return load
+    }
+
     /// Callers waiting on the bulk loads in flight.
     private func joined(_ downloader: ImageDownloader) -> Int {
         downloader.state.withLock { $0.bulk.values.reduce(0) { $0 + $1.joinedCount } }
@@ -52,14 +73,8 @@ struct BulkLaneTests {
     @Test("a load of the same URL and decode joins the lane's request: one request, the load gets the image, the prefetch stores the bytes")
     func loadJoinsTheLane() async throws {
         try await withLanes(coder: nil) { origin, downloader, fixture, prefetcher in
-            let gate = OriginGate()
-            origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
-            let url = origin.url("/a.png")
-            let prefetch = Task { await prefetcher.prefetch([url]) }
-            #expect(await eventually { bulkLoadsInFlight(downloader) == 1 && origin.inFlightRequests == 1 })
-            // The callback form joins before it returns (without a progress handler: a bulk load reports none).
-            let load = LoadRecorder()
-            _ = downloader.downloadImage(with: url, options: .lowPriority, completed: load.completion)
+            let (gate, url, prefetch) = await prefetchHeld(origin, downloader, prefetcher)
+            let load = joinedLoad(downloader, url)
             #expect(joined(downloader) == 1 && downloader.currentDownloadCount == 1)  // no second queue entry
             gate.open()
             #expect(await prefetch.value == (1, 0))
@@ -73,11 +88,7 @@ struct BulkLaneTests {
     @Test("a load that wants progress does not join a lane's load (which reports none): it gets a download, and progress, of its own")
     func progressWantsItsOwnDownload() async throws {
         try await withLanes(coder: nil) { origin, downloader, _, prefetcher in
-            let gate = OriginGate()
-            origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
-            let url = origin.url("/a.png")
-            let prefetch = Task { await prefetcher.prefetch([url]) }
-            #expect(await eventually { bulkLoadsInFlight(downloader) == 1 && origin.inFlightRequests == 1 })
+            let (gate, url, prefetch) = await prefetchHeld(origin, downloader, prefetcher)
             let (load, _) = downloader.record(url, options: .lowPriority)
             #expect(joined(downloader) == 0)
             gate.open()
@@ -92,11 +103,7 @@ struct BulkLaneTests {
     @Test("two prefetches of one URL at once: one request, both finish")
     func twoPrefetchesShare() async throws {
         try await withLanes { origin, downloader, _, prefetcher in
-            let gate = OriginGate()
-            origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
-            let url = origin.url("/a.png")
-            let first = Task { await prefetcher.prefetch([url]) }
-            #expect(await eventually { bulkLoadsInFlight(downloader) == 1 })
+            let (gate, url, first) = await prefetchHeld(origin, downloader, prefetcher)
             let second = Task { await prefetcher.prefetch([url]) }
             #expect(await eventually { joined(downloader) == 1 })
             gate.open()
@@ -109,13 +116,8 @@ struct BulkLaneTests {
     @Test("a cancelled prefetch lets a joined load finish: the load gets its image from the one request")
     func cancelKeepsJoinedLoad() async throws {
         try await withLanes(coder: nil) { origin, downloader, _, prefetcher in
-            let gate = OriginGate()
-            origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
-            let url = origin.url("/a.png")
-            let prefetch = Task { await prefetcher.prefetch([url]) }
-            #expect(await eventually { bulkLoadsInFlight(downloader) == 1 && origin.inFlightRequests == 1 })
-            let load = LoadRecorder()
-            _ = downloader.downloadImage(with: url, options: .lowPriority, completed: load.completion)
+            let (gate, url, prefetch) = await prefetchHeld(origin, downloader, prefetcher)
+            let load = joinedLoad(downloader, url)
             #expect(joined(downloader) == 1)
             prefetch.cancel()
             gate.open()
@@ -129,12 +131,8 @@ struct BulkLaneTests {
     @Test("cancelling a prefetch with nobody joined stops its request at once and stores nothing")
     func cancelStopsTheRequest() async throws {
         try await withLanes { origin, downloader, fixture, prefetcher in
-            let gate = OriginGate()
+            let (gate, url, prefetch) = await prefetchHeld(origin, downloader, prefetcher)
             defer { gate.open() }
-            origin.route("/a.png", .gated(gate, .fixture("png-rgb.png")))
-            let url = origin.url("/a.png")
-            let prefetch = Task { await prefetcher.prefetch([url]) }
-            #expect(await eventually { origin.inFlightRequests == 1 })
             prefetch.cancel()
             #expect(await prefetch.value == (0, 0))
             #expect(await eventually { origin.inFlightRequests == 0 })

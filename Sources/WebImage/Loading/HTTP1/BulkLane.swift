@@ -3,7 +3,8 @@ import Foundation
 /// One bulk prefetch worker's way to its downloader's lean client: a connection of its own on
 /// the event loop the worker runs on (``EventLoopTaskExecutor``). A load of a URL that downloader
 /// would carry goes down the lane (``ImageDownloader/bulkLoad(_:options:context:on:)``); any
-/// other, or one the lane hands back, goes the ordinary way.
+/// other, or one the lane declines (a download of it already in flight, which it joins), goes the
+/// ordinary way.
 struct BulkLane: Sendable {
     let downloader: ImageDownloader
     let connection: HTTP1BulkConnection

@@ -9,8 +9,8 @@ extension ImageDownloader: BulkLoadExecuting {
     /// This downloader, when it downloads on the lean client (``DownloaderConfig/Transport/http1``).
     var bulkDownloader: ImageDownloader? { http1 == nil ? nil : self }
 
-    func sendsToBulkDownloader(_ url: URL) -> Bool {
-        http1 != nil && HTTP1Transport.handles(url)
+    func bulkDownloader(for url: URL) -> ImageDownloader? {
+        http1 != nil && HTTP1Transport.handles(url) ? self : nil
     }
 
     /// A connection for a bulk worker running on `executor` (one of ``bulkExecutors``).

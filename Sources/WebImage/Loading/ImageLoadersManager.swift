@@ -64,9 +64,8 @@ extension ImageLoadersManager: BulkLoadExecuting {
         allLoaders.reversed().lazy.compactMap { ($0 as? any BulkLoadExecuting)?.bulkDownloader }.first
     }
 
-    func sendsToBulkDownloader(_ url: URL) -> Bool {
-        guard let chosen = loader(for: url) as? any BulkLoadExecuting else { return false }
-        return chosen.bulkDownloader === bulkDownloader && chosen.sendsToBulkDownloader(url)
+    func bulkDownloader(for url: URL) -> ImageDownloader? {
+        (loader(for: url) as? any BulkLoadExecuting)?.bulkDownloader(for: url)
     }
 }
 

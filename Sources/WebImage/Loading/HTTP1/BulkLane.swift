@@ -14,8 +14,8 @@ struct BulkLane: Sendable {
 protocol BulkLoadExecuting {
     /// The downloader on the lean client that this loader sends `http(s)` loads to, if any.
     var bulkDownloader: ImageDownloader? { get }
-    /// Whether this loader sends `url` to ``bulkDownloader``.
-    func sendsToBulkDownloader(_ url: URL) -> Bool
+    /// The lean-client downloader this loader sends `url` to, if it sends it to one.
+    func bulkDownloader(for url: URL) -> ImageDownloader?
 }
 
 extension BulkLoadExecuting {

@@ -70,7 +70,7 @@ public final class ImageDownloader: ImageLoader {
     }
 
     private static func clientConfiguration(_ config: DownloaderConfig) -> HTTPClient.Configuration {
-        let timeout = TimeAmount.nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
+        let timeout = TimeAmount.bound(seconds: config.downloadTimeout)
         // No client read timeout: each request keeps its own idle timer (DownloadRequest.timeout,
         // which starts as downloadTimeout and a request modifier may change).
         var configuration = HTTPClient.Configuration(
@@ -81,7 +81,7 @@ public final class ImageDownloader: ImageLoader {
         // the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
-        configuration.connectionPool.idleTimeout = .nanoseconds(Int64(max(0.001, config.idleConnectionTimeout) * 1e9))
+        configuration.connectionPool.idleTimeout = .bound(seconds: config.idleConnectionTimeout)
         configuration.tlsConfiguration = config.clientTLSConfiguration
         return configuration
     }

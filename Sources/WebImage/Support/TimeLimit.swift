@@ -8,4 +8,10 @@ extension TimeAmount {
         guard seconds.isFinite, seconds < 3e9 else { return nil }
         return .nanoseconds(Int64(max(0.001, seconds) * 1e9))
     }
+
+    /// `seconds` where the API takes a delay and has no "none": no limit becomes a year, longer
+    /// than a connect or an idle connection ever waits, and still safe to add to any deadline.
+    package static func bound(seconds: TimeInterval) -> TimeAmount {
+        limit(seconds: seconds) ?? .hours(24 * 365)
+    }
 }

@@ -71,7 +71,7 @@ final class PinnedClients: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.dnsOverride = [target.host: target.address.description]
         configuration.redirectConfiguration = .disallow
-        let connect = TimeAmount.nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
+        let connect = TimeAmount.bound(seconds: config.downloadTimeout)
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: connect)
         configuration.decompression = .disabled
         return configuration

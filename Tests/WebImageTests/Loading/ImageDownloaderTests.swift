@@ -34,6 +34,21 @@ struct ImageDownloaderTests {
         }
     }
 
+    @Test("a config with no limits (every timeout infinite) makes a downloader that loads, on either client",
+          arguments: [DownloaderConfig.Transport.asyncHTTPClient, .http1])
+    func unlimitedTimeouts(transport: DownloaderConfig.Transport) async throws {
+        try await withOrigin({
+            $0.transport = transport
+            $0.downloadTimeout = .infinity
+            $0.idleConnectionTimeout = .infinity
+            $0.resourceTimeout = .infinity
+        }) { origin, downloader in
+            origin.route("/p.png", .fixture("png-rgb.png"))
+            let result = try await downloader.loadImage(with: origin.url("/p.png"))
+            #expect(result.image.format == .png)
+        }
+    }
+
     @Test("a downloader on the app's own HTTPClient loads through it; its shutdown leaves the client to the app")
     func appProvidedClient() async throws {
         let origin = try await TestOrigin.start()

@@ -48,9 +48,9 @@ final class HTTP1Transport: Sendable {
 
     init(config: DownloaderConfig, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.group = group
-        connectTimeout = .nanoseconds(Int64(max(0.001, config.downloadTimeout) * 1e9))
+        connectTimeout = .bound(seconds: config.downloadTimeout)
         maximumRedirects = config.maximumRedirects
-        idleTimeout = .nanoseconds(Int64(max(0.001, config.idleConnectionTimeout) * 1e9))
+        idleTimeout = .bound(seconds: config.idleConnectionTimeout)
         tlsConfiguration = config.clientTLSConfiguration
     }
 

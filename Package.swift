@@ -37,11 +37,12 @@ let package = Package(
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // AVIF through Debian's libavif 0.11 (dav1d/libgav1 decode, aom/rav1e/SVT encode).
-        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
-        // HEIF/HEIC through Debian's libheif 1.15 (HEVC by libde265).
-        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
-        // JPEG XL decode through Debian's libjxl 0.7.
-        .systemLibrary(name: "CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
+        // HEIF/HEIC through Debian's libheif 1.15 (HEVC by libde265). JPEG XL decode through
+        // Debian's libjxl 0.7. Headers only: CCodecLibraries opens the three on first use.
+        .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "CHEIF", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
+        .target(name: "CCodecLibraries", linkerSettings: [.linkedLibrary("dl")]),
         // ICC profiles to sRGB through Little CMS 2.
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         // The only hand-written C: setjmp traps so libjpeg/libpng errors never longjmp across Swift.
@@ -49,7 +50,7 @@ let package = Package(
         .target(
             name: "WebImage",
             dependencies: [
-                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CJXL", "CLCMS2",
+                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CJXL", "CCodecLibraries", "CLCMS2",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

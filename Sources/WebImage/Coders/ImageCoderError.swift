@@ -17,6 +17,9 @@ public enum ImageCoderError: Error, Sendable, Hashable, CustomStringConvertible 
     case encodingFailed(ImageFormat, reason: String)
     /// Memory for the pixel buffer could not be allocated.
     case outOfMemory
+    /// The codec library for `format` could not be opened (it is loaded on first use, not at
+    /// start): `library` is the file looked for, `package` the Debian package that installs it.
+    case libraryUnavailable(ImageFormat, library: String, package: String, reason: String)
 
     public var description: String {
         switch self {
@@ -31,6 +34,8 @@ public enum ImageCoderError: Error, Sendable, Hashable, CustomStringConvertible 
             "image is \(w)x\(h) (\(w * h) pixels), over the decode limit of \(limit) pixels"
         case .encodingFailed(let format, let reason): "cannot encode \(format.rawValue): \(reason)"
         case .outOfMemory: "out of memory while decoding"
+        case .libraryUnavailable(let format, let library, let package, let reason):
+            "\(format.rawValue) images need \(library), which could not be loaded (\(reason)); on Debian: apt install \(package)"
         }
     }
 }

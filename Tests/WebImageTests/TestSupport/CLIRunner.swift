@@ -14,18 +14,22 @@ enum CLIRunner {
         Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("webimage")
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let path = executable
         try #require(FileManager.default.isExecutableFile(atPath: path.path),
                      "build the CLI first (swift build builds it): \(path.path) is missing")
-        return try run(path, arguments)
+        return try run(path, arguments, environment: environment)
     }
 
-    /// Any program run to its end, with its output collected (libthumbor's Python, say).
-    static func run(_ executable: URL, _ arguments: [String]) throws -> Result {
+    /// Any program run to its end, with its output collected (libthumbor's Python, say);
+    /// `environment` is added to this process's own.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -41,8 +45,8 @@ enum CLIRunner {
     }
 
     /// The same, for async tests: the blocking wait runs on a thread of its own (``onOwnThread(_:)``).
-    static func run(_ arguments: [String]) async throws -> Result {
-        try await onOwnThread { try run(arguments) }
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        try await onOwnThread { try run(arguments, environment: environment) }
     }
 
     /// A fresh temporary directory, removed by the caller.

@@ -63,6 +63,7 @@ enum AVIFDecoding {
     /// A decoder over `data`, parsed (sizes and frame count known, nothing decoded), for `body`.
     private static func withParsedDecoder<T>(_ data: Data, _ body: (UnsafeMutablePointer<avifDecoder>) throws -> T) throws -> T {
         if data.isEmpty { throw ImageCoderError.emptyData }
+        try CodecLibrary.avif.load(for: .avif)
         guard let decoder = avifDecoderCreate() else { throw ImageCoderError.outOfMemory }
         defer { avifDecoderDestroy(decoder) }
         // One thread: WebImage's decoding queue is the parallelism. Metadata we do not read is skipped.

@@ -5,6 +5,7 @@ enum AVIFEncoding {
     /// `bitmap` as an AVIF still: 4:2:0 at a quantizer from `quality` (libavif 1.x's mapping of
     /// its 0–100 quality), or `lossless`: 4:4:4 with identity coefficients, quantizer 0.
     static func encode(_ bitmap: Bitmap, hasAlpha: Bool, quality: Double, lossless: Bool, speed: Int, icc: Data? = nil) throws -> Data {
+        try CodecLibrary.avif.load(for: .avif)
         guard let image = avifImageCreate(UInt32(bitmap.width), UInt32(bitmap.height), 8,
                                           lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420)
         else { throw ImageCoderError.outOfMemory }

@@ -5,6 +5,7 @@ extension ImageIntegrity {
     /// must then hold every frame's whole extent, so a cut-off body fails here rather than in a
     /// later decode.
     static func checkAVIF(_ bytes: UnsafeRawBufferPointer, maxPixelCount: Int) throws(ImageCoderError) {
+        try CodecLibrary.avif.load(for: .avif)
         guard let decoder = avifDecoderCreate() else { throw .outOfMemory }
         defer { avifDecoderDestroy(decoder) }
         decoder.pointee.ignoreExif = AVIF_TRUE

@@ -5,6 +5,7 @@ enum HEIFDecoding {
     /// Reads the container (no pixels) and hands `body` the primary image's handle.
     static func withPrimaryImage<T>(_ data: Data, _ body: (OpaquePointer) throws -> T) throws -> T {
         if data.isEmpty { throw ImageCoderError.emptyData }
+        try CodecLibrary.heif.load(for: ImageFormat.detect(data))
         guard let context = heif_context_alloc() else { throw ImageCoderError.outOfMemory }
         defer { heif_context_free(context) }
         return try data.withUnsafeBytes { raw in

@@ -89,6 +89,7 @@ enum JXLDecoding {
         _ data: Data, events: [JxlDecoderStatus], _ handle: (OpaquePointer, JxlDecoderStatus) throws -> Bool
     ) throws {
         if data.isEmpty { throw ImageCoderError.emptyData }
+        try CodecLibrary.jxl.load(for: .jpegXL)
         guard let decoder = JxlDecoderCreate(nil) else { throw ImageCoderError.outOfMemory }
         defer { JxlDecoderDestroy(decoder) }
         let mask = events.reduce(Int32(0)) { $0 | Int32($1.rawValue) }

@@ -1,0 +1,31 @@
+#pragma once
+#include "wi_codec_library.h"
+
+/// The address of `name` in `library`, which the caller has loaded (`wi_codec_library_load`).
+/// Aborts with the name if it is missing: that means a library other than the one the headers
+/// describe, and going on would call through a wrong pointer.
+void *wi_codec_library_symbol(wi_codec_library library, const char *name);
+
+// Each forwarder defines the library's own function, so the Swift coders call libavif, libheif
+// and libjxl as if linked, and the executable needs none of them at start. The first call looks
+// the real function up; later calls read the cached pointer (a racing first call looks it up
+// twice and stores the same address).
+#define WI_RESOLVE(library, name)                                                                  \
+    static __typeof__(&name) resolved;                                                             \
+    __typeof__(&name) fn = __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);                           \
+    if (!fn) {                                                                                     \
+        fn = (__typeof__(&name))wi_codec_library_symbol(library, #name);                           \
+        __atomic_store_n(&resolved, fn, __ATOMIC_RELEASE);                                         \
+    }
+
+#define WI_FORWARD(library, type, name, params, args)                                              \
+    type name params {                                                                             \
+        WI_RESOLVE(library, name)                                                                  \
+        return fn args;                                                                            \
+    }
+
+#define WI_FORWARD_VOID(library, name, params, args)                                               \
+    void name params {                                                                             \
+        WI_RESOLVE(library, name)                                                                  \
+        fn args;                                                                                   \
+    }

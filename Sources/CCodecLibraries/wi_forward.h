@@ -1,4 +1,8 @@
 #pragma once
+
+// libjxl's headers then leave its functions unmarked, so the forwarders can be hidden (below).
+#define JXL_STATIC_DEFINE
+
 #include "wi_codec_library.h"
 
 /// The address of `name` in `library`, which the caller has loaded (`wi_codec_library_load`).
@@ -9,23 +13,25 @@ void *wi_codec_library_symbol(wi_codec_library library, const char *name);
 // Each forwarder defines the library's own function, so the Swift coders call libavif, libheif
 // and libjxl as if linked, and the executable needs none of them at start. The first call looks
 // the real function up; later calls read the cached pointer (a racing first call looks it up
-// twice and stores the same address).
-#define WI_RESOLVE(library, name)                                                                  \
-    static __typeof__(&name) resolved;                                                             \
-    __typeof__(&name) fn = __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);                           \
-    if (!fn) {                                                                                     \
-        fn = (__typeof__(&name))wi_codec_library_symbol(library, #name);                           \
-        __atomic_store_n(&resolved, fn, __ATOMIC_RELEASE);                                         \
+// twice and stores the same address). Forwarders are hidden: one in the dynamic symbol table — an
+// executable linked with -export-dynamic, as SwiftPM's static Swift runtime does — would also
+// catch the library's calls to its own functions, even during dlopen, before the handle exists.
+#define WI_RESOLVE(library, name)                                                                   \
+    static __typeof__(&name) resolved;                                                              \
+    __typeof__(&name) fn = __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);                            \
+    if (!fn) {                                                                                      \
+        fn = (__typeof__(&name))wi_codec_library_symbol(library, #name);                            \
+        __atomic_store_n(&resolved, fn, __ATOMIC_RELEASE);                                          \
     }
 
-#define WI_FORWARD(library, type, name, params, args)                                              \
-    type name params {                                                                             \
-        WI_RESOLVE(library, name)                                                                  \
-        return fn args;                                                                            \
+#define WI_FORWARD(library, type, name, params, args)                                               \
+    __attribute__((visibility("hidden"))) type name params {                                        \
+        WI_RESOLVE(library, name)                                                                   \
+        return fn args;                                                                             \
     }
 
-#define WI_FORWARD_VOID(library, name, params, args)                                               \
-    void name params {                                                                             \
-        WI_RESOLVE(library, name)                                                                  \
-        fn args;                                                                                   \
+#define WI_FORWARD_VOID(library, name, params, args)                                                \
+    __attribute__((visibility("hidden"))) void name params {                                        \
+        WI_RESOLVE(library, name)                                                                   \
+        fn args;                                                                                    \
     }

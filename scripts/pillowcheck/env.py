@@ -55,7 +55,7 @@ def ensure_venv(entry, needed=NEEDED):
 
 
 def build():
-    cmd = ["swift", "build", "-c", "release", "--product", "webimage", "--scratch-path", SCRATCH]
+    cmd = [os.path.join(ROOT, "scripts", "build-release")]
     log(" ".join(cmd))
     result = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:

@@ -213,8 +213,7 @@ final class HTTP1BulkConnection: Sendable {
         state.withLock { state in
             if state.fetch != nil { state.fetch!.onOpenConnection = !opened }
         }
-        channel.write(HTTPClientRequestPart.head(request.http1Head), promise: nil)
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        channel.writeAndFlush(request.http1Bytes(allocator: channel.allocator), promise: nil)
     }
 
     // MARK: Receiving

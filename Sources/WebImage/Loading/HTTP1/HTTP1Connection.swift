@@ -6,7 +6,7 @@ import Synchronization
 /// hands it every response part, then goes back to the pool (or closes) when the response ends.
 final class HTTP1Connection: ChannelInboundHandler, Sendable {
     typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
+    typealias OutboundOut = ByteBuffer
 
     private struct State {
         var channel: (any Channel)?
@@ -58,9 +58,7 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
             state.withLock { $0.exchange = nil }
             return transport.release(self)  // the exchange ended meanwhile; nothing was sent
         }
-        let (head, end) = exchange.requestParts()
-        channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        channel.writeAndFlush(HTTPClientRequestPart.end(end), promise: nil)
+        channel.writeAndFlush(exchange.request.http1Bytes(allocator: channel.allocator), promise: nil)
     }
 
     /// Marks the connection idle from now; `true` when no idle timer is pending and the caller

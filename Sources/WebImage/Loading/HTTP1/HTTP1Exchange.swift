@@ -56,10 +56,8 @@ final class HTTP1Exchange: TransferTask {
         transport.send(self, to: state.withLock { $0.request.url })
     }
 
-    /// The current hop's request head (with `Host`) and end.
-    func requestParts() -> (HTTPRequestHead, HTTPHeaders?) {
-        (state.withLock { $0.request }.http1Head, nil)
-    }
+    /// The current hop's request.
+    var request: DownloadRequest { state.withLock { $0.request } }
 
     /// Takes `connection` for the current hop; `false` when the exchange has ended (failed or
     /// cancelled while it waited for one), and the connection stays free.

@@ -142,10 +142,8 @@ final class HTTP1Transport: Sendable {
                         try channel.pipeline.syncOperations.addHandler(
                             NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : route.host))
                     }
-                    // No outbound header validation: every request part is valid by construction (names are
-                    // `HTTPField.Name`s, values legalized by `HTTPField`, the target and Host from a parsed
-                    // `URL`), and checking each header again cost 2 % of a bulk prefetch's CPU.
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
+                    // Requests go out as bytes (DownloadRequest.http1Bytes); only responses are decoded.
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTP1ResponseDecoder()))
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }

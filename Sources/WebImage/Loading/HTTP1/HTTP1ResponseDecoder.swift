@@ -1,0 +1,34 @@
+import NIOCore
+import NIOHTTP1
+
+/// NIO's response decoder for a pipeline that writes requests as bytes
+/// (``DownloadRequest/http1Bytes(allocator:)``) instead of through `HTTPRequestEncoder`. The
+/// decoder must still hear of every request, in order: the answer to a `HEAD` has no body
+/// whatever its `Content-Length` says, and a response to no request is an error. It reads the
+/// method off the request's first bytes — one buffer is one request.
+struct HTTP1ResponseDecoder: WriteObservingByteToMessageDecoder {
+    typealias InboundOut = HTTPClientResponsePart
+    typealias OutboundIn = ByteBuffer
+
+    private let decoder = HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)
+    // The decoder reads only the method; one head each, made once.
+    private static let head = HTTPRequestHead(version: .http1_1, method: .HEAD, uri: "/")
+    private static let other = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
+
+    mutating func write(data: ByteBuffer) {
+        let isHead = data.readableBytesView.starts(with: "HEAD ".utf8)
+        decoder.write(data: .head(isHead ? Self.head : Self.other))
+    }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        try decoder.decode(context: context, buffer: &buffer)
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        try decoder.decodeLast(context: context, buffer: &buffer, seenEOF: seenEOF)
+    }
+
+    mutating func decoderAdded(context: ChannelHandlerContext) { decoder.decoderAdded(context: context) }
+
+    mutating func decoderRemoved(context: ChannelHandlerContext) { decoder.decoderRemoved(context: context) }
+}

@@ -67,13 +67,13 @@ public struct DownloadResponse: Sendable, Hashable {
 
     /// `Content-Length`, or -1 when absent or unreadable.
     public var expectedContentLength: Int64 {
-        guard let value = headerFields[.contentLength] else { return -1 }
+        guard let value = headerFields.joinedValue(.contentLength) else { return -1 }
         return Self.trimmed(value) { Int64(String(decoding: $0, as: UTF8.self)) } ?? -1
     }
 
     /// The media type of `Content-Type` without parameters, lower-cased (`image/jpeg`).
     public var mimeType: String? {
-        guard let type = headerFields[.contentType] else { return nil }
+        guard let type = headerFields.joinedValue(.contentType) else { return nil }
         let bare = Self.trimmed(type, upTo: UInt8(ascii: ";")) { String(decoding: $0, as: UTF8.self).lowercased() }
         return bare.isEmpty ? nil : bare
     }

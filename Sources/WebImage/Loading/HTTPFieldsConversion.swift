@@ -8,6 +8,17 @@ extension HTTPFields {
         for name in Set(other.map(\.name)) { self[fields: name] = other[fields: name] }
     }
 
+    /// What the subscript gives for `name` — its fields' values joined with ", " — without the
+    /// array and joined copy the subscript builds even for one field (a response's two lookups
+    /// were ~1 % of a bulk prefetch's CPU).
+    func joinedValue(_ name: HTTPField.Name) -> String? {
+        var value: String?
+        for field in self where field.name == name {
+            value = value.map { $0 + ", " + field.value } ?? field.value
+        }
+        return value
+    }
+
     /// The fields of a response head AsyncHTTPClient parsed. NIO's parser accepts only token
     /// names, so none is dropped in practice; a name HTTPTypes would refuse is left out.
     init(_ headers: HTTPHeaders) {

@@ -30,13 +30,23 @@ struct TrustOptions: ParsableArguments {
         valueName: "SECONDS"))
     var timeout: Double = DownloaderConfig().downloadTimeout
 
+    @OptionGroup var certificates: CertificateAuthorityOptions
+
+    var files: [String] { certificates.files }
+
+    func validate() throws {
+        guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout \(timeout): give a number of seconds above 0") }
+    }
+}
+
+/// `--cacert`: for the commands that download, and for `serve`'s https sources.
+struct CertificateAuthorityOptions: ParsableArguments {
     @Option(name: .customLong("cacert"), help: ArgumentHelp(
         "A PEM file of a certificate authority to trust for https, besides the system's (repeatable): a private CA, or a test one.",
         valueName: "FILE"))
     var files: [String] = []
 
     func validate() throws {
-        guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout \(timeout): give a number of seconds above 0") }
         for path in files {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ValidationError("--cacert \(path): cannot read the file")

@@ -48,6 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("result-max-age"), help: "Cache-Control max-age of variants, seconds.") var resultMaxAge = 365 * 24 * 3600
     @Option(help: "Variants made at once (more wait; past --queue-limit the answer is 429).") var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     @Option(name: .customLong("queue-limit"), help: "Requests that may wait for a slot.") var queueLimit = 256
+    @OptionGroup var certificates: CertificateAuthorityOptions
     @Flag(name: .customLong("access-log"), help: "Log one line per image request (status, bytes, ms, path without its query).")
     var accessLog = false
 
@@ -59,6 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.allowUnsafe = allowUnsafe
         configuration.allowLoopbackSources = allowLoopbackSources
         configuration.allowedSourceHosts = allowedSourceHosts
+        configuration.trustedCertificateFiles = certificates.files
         configuration.maxSourceBytes = maxSourceBytes
         configuration.maxSourcePixels = maxSourcePixels
         configuration.maxOutputPixels = maxOutputPixels

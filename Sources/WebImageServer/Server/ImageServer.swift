@@ -39,6 +39,7 @@ public final class ImageServer: Sendable {
         downloads.maximumResponseSize = configuration.maxSourceBytes
         downloads.downloadTimeout = configuration.sourceTimeout
         downloads.maxConcurrentDownloads = configuration.concurrency
+        downloads.additionalTrustedCertificateFiles = configuration.trustedCertificateFiles
         clients = PinnedClients(config: downloads)
         let resolver = SourceResolver(
             addressPolicy: AddressPolicy(allowsLoopback: configuration.allowLoopbackSources),

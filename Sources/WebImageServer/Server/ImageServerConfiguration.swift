@@ -12,6 +12,9 @@ public struct ImageServerConfiguration: Sendable {
     public var allowLoopbackSources = false
     /// Source hosts allowed (`host` or `*.suffix`); empty = any public host.
     public var allowedSourceHosts: [String] = []
+    /// PEM files of certificate authorities trusted for https sources besides the system's (a
+    /// private CA). Empty by default.
+    public var trustedCertificateFiles: [String] = []
     /// Bearer token for `DELETE /purge`; nil = purge disabled.
     public var purgeToken: String?
     /// Largest source body accepted. 20 MB.
@@ -55,6 +58,7 @@ public struct ImageServerConfiguration: Sendable {
             "unsafe URLs: \(allowUnsafe ? "allowed" : "refused")",
             "loopback sources: \(allowLoopbackSources ? "allowed" : "refused")",
             "source hosts: \(allowedSourceHosts.isEmpty ? "any public host" : allowedSourceHosts.joined(separator: ", "))",
+            "https sources: the system's CAs\(trustedCertificateFiles.isEmpty ? "" : " and " + trustedCertificateFiles.joined(separator: ", "))",
             "purge: \(purgeToken == nil ? "disabled" : "enabled (token redacted)")",
             "limits: source \(maxSourceBytes) bytes, \(maxSourcePixels) px; output \(maxOutputPixels) px; animation \(maxAnimationBytes) bytes; \(maxRedirects) redirects; source timeout \(sourceTimeout) s; deadline \(requestDeadline)",
             "work: \(concurrency) at once, \(queueLimit) waiting at most; access log \(accessLog ? "on" : "off")",

@@ -74,6 +74,10 @@ final class PinnedClients: Sendable {
         let connect = TimeAmount.bound(seconds: config.downloadTimeout)
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: connect)
         configuration.decompression = .disabled
+        configuration.tlsConfiguration = config.clientTLSConfiguration
+        // A refused connection or a failed handshake answers at once (502) instead of being retried
+        // until the connect timeout while the request holds a work slot.
+        configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 

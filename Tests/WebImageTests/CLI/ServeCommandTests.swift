@@ -54,6 +54,29 @@ struct ServeCommandTests {
         try await client.shutdown()
     }
 
+    @Test("--cacert trusts a CA for https sources: a TLS origin's image is served with it, and refused without it")
+    func trustsACertificateAuthority() async throws {
+        let origin = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
+        defer { origin.stop() }
+        origin.route("/t.png", .fixture("png-rgb.png"))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        for trusted in [false, true] {
+            let directory = try CLIRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let ca = trusted ? ["--cacert", try SelfSignedCertificate.certificatePath()] : []
+            let (process, port, settings) = try await startServe(
+                ["--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path] + ca)
+            defer { process.terminate() }
+            #expect(settings.contains("https sources: the system's CAs") && settings.contains(".pem") == trusted, "\(settings)")
+            let url = "http://127.0.0.1:\(port)/unsafe/20x0/https://127.0.0.1:\(origin.port)/t.png"
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+            // Untrusted: 502 — and at once, not after the connect timeout (a failed handshake is not retried).
+            #expect(response.status.code == (trusted ? 200 : 502), "\(response.status)")
+        }
+        try await client.shutdown()
+        #expect(origin.requestCount("/t.png") == 1, "the untrusted origin is never asked: its handshake fails")
+    }
+
     @Test("a limit of 0 or below is refused at start, naming the flag")
     func refusesNonPositiveLimits() async throws {
         let result = try await CLIRunner.run(["serve", "--allow-unsafe", "--port", "0", "--max-output-pixels", "0"])

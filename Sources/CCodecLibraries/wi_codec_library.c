@@ -8,27 +8,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The soname is the ABI the headers describe; another version of a library is refused by the
-// loader rather than called with the wrong struct layouts (Swift reads libavif's structs directly).
+// The soname is the ABI the headers describe: another version of a library is never opened and
+// called with the wrong struct layouts (Swift reads libavif's structs directly). For header
+// versions not listed, the development package's unversioned name — the library those very
+// headers came with — on the machine that built the binary.
 #if AVIF_VERSION_MAJOR == 0 && AVIF_VERSION_MINOR == 11
 #define WI_AVIF_SONAME "libavif.so.15"
 #define WI_AVIF_PACKAGE "libavif15"
 #else
-#error "libavif headers of an unknown version: add its soname and package to wi_codec_library.c"
+#define WI_AVIF_SONAME "libavif.so"
+#define WI_AVIF_PACKAGE "libavif-dev"
 #endif
 
 #if (LIBHEIF_NUMERIC_VERSION >> 24) == 1
 #define WI_HEIF_SONAME "libheif.so.1"
 #define WI_HEIF_PACKAGE "libheif1"
 #else
-#error "libheif headers of an unknown version: add its soname and package to wi_codec_library.c"
+#define WI_HEIF_SONAME "libheif.so"
+#define WI_HEIF_PACKAGE "libheif-dev"
 #endif
 
 #if JPEGXL_MAJOR_VERSION == 0 && JPEGXL_MINOR_VERSION == 7
 #define WI_JXL_SONAME "libjxl.so.0.7"
 #define WI_JXL_PACKAGE "libjxl0.7"
 #else
-#error "libjxl headers of an unknown version: add its soname and package to wi_codec_library.c"
+#define WI_JXL_SONAME "libjxl.so"
+#define WI_JXL_PACKAGE "libjxl-dev"
 #endif
 
 static const char *const sonames[] = {WI_AVIF_SONAME, WI_HEIF_SONAME, WI_JXL_SONAME};
@@ -58,10 +63,16 @@ int wi_codec_library_load(wi_codec_library library, char *message, size_t capaci
 }
 
 void *wi_codec_library_symbol(wi_codec_library library, const char *name) {
-    void *handle = __atomic_load_n(&handles[library], __ATOMIC_ACQUIRE);
-    void *address = handle ? dlsym(handle, name) : NULL;
+    // Loaded here too: code of the app's own that calls the library (linked against it) reaches
+    // these forwarders as well, before WebImage ever did.
+    char message[256];
+    if (wi_codec_library_load(library, message, sizeof message) != 0) {
+        fprintf(stderr, "WebImage: %s called, but %s\n", name, message);
+        abort();
+    }
+    void *address = dlsym(__atomic_load_n(&handles[library], __ATOMIC_ACQUIRE), name);
     if (!address) {
-        fprintf(stderr, "WebImage: %s %s\n", handle ? "no symbol" : "library not loaded before", name);
+        fprintf(stderr, "WebImage: no %s in %s\n", name, sonames[library]);
         abort();
     }
     return address;

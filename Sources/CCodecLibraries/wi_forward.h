@@ -5,13 +5,16 @@
 
 #include "wi_codec_library.h"
 
-/// The address of `name` in `library`, which the caller has loaded (`wi_codec_library_load`).
-/// Aborts with the name if it is missing: that means a library other than the one the headers
-/// describe, and going on would call through a wrong pointer.
+/// The address of `name` in `library`, opened if it is not yet. Aborts with the reason if the
+/// library cannot be opened (WebImage's coders check with `wi_codec_library_load` first and throw
+/// instead) or lacks `name` (a library other than the one the headers describe: going on would
+/// call through a wrong pointer).
 void *wi_codec_library_symbol(wi_codec_library library, const char *name);
 
 // Each forwarder defines the library's own function, so the Swift coders call libavif, libheif
-// and libjxl as if linked, and the executable needs none of them at start. The first call looks
+// and libjxl as if linked, and the executable needs none of them at start. The forwarders stand
+// for the library in the whole link: an app's own calls to it land here too (and work); an app
+// that links a static libavif.a, libheif.a or libjxl.a gets duplicate symbols. The first call looks
 // the real function up; later calls read the cached pointer (a racing first call looks it up
 // twice and stores the same address). Forwarders are hidden: one in the dynamic symbol table — an
 // executable linked with -export-dynamic, as SwiftPM's static Swift runtime does — would also

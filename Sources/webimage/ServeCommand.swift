@@ -68,7 +68,6 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxCacheBytes = maxCacheSize
         configuration.maxRedirects = maxRedirects
         configuration.sourceTimeout = sourceTimeout
-        configuration.requestDeadline = .milliseconds(Int64((requestDeadline * 1000).rounded()))
         configuration.resultMaxAge = resultMaxAge
         configuration.concurrency = concurrency
         configuration.queueLimit = queueLimit
@@ -84,6 +83,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(name) must be greater than 0")
         }
         guard sourceTimeout > 0, requestDeadline > 0 else { throw ValidationError("--source-timeout and --request-deadline must be greater than 0") }
+        // A deadline is what keeps a stuck request from holding its slot: it must be a real one.
+        guard requestDeadline < 1e9 else { throw ValidationError("--request-deadline must be a number of seconds (below 1e9)") }
+        configuration.requestDeadline = .milliseconds(Int64((requestDeadline * 1000).rounded()))
         guard maxRedirects >= 0, resultMaxAge >= 0 else { throw ValidationError("--max-redirects and --result-max-age cannot be negative") }
 
         var logger = Logger(label: "webimage.serve")

@@ -17,11 +17,13 @@ enum CodecLibrary {
 
     /// Opens the library once per process; later calls cost an atomic load.
     func load(for format: ImageFormat) throws(ImageCoderError) {
-        var message = [CChar](repeating: 0, count: 512)
-        guard wi_codec_library_load(library, &message, message.count) != 0 else { return }
+        let failure = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 512) { message -> String? in
+            guard let base = message.baseAddress, wi_codec_library_load(library, base, message.count) != 0 else { return nil }
+            return String(cString: base)
+        }
+        guard let failure else { return }
         throw .libraryUnavailable(
             format, library: String(cString: wi_codec_library_soname(library)),
-            package: String(cString: wi_codec_library_package(library)),
-            reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            package: String(cString: wi_codec_library_package(library)), reason: failure)
     }
 }

@@ -82,6 +82,8 @@ struct ServeCommandTests {
         let result = try await CLIRunner.run(["serve", "--allow-unsafe", "--port", "0", "--max-output-pixels", "0"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--max-output-pixels must be greater than 0"))
+        let endless = try await CLIRunner.run(["serve", "--allow-unsafe", "--port", "0", "--request-deadline", "inf"])
+        #expect(endless.status == 64 && endless.stderr.contains("--request-deadline must be a number of seconds"), "\(endless.stderr)")
     }
 
     @Test("without a security key or --allow-unsafe it refuses to start, saying what to do")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs the built `webimage` executable, as scripts and people do.
@@ -35,9 +36,11 @@ enum CLIRunner {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        // Read before waiting so a full pipe never blocks the child.
+        // Both pipes drain at once, before the wait: a child that filled one while we read the
+        // other to its end would block for ever (the loader's log under LD_DEBUG is ~30 KB).
+        let errors = DrainedPipe(err)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.wait()
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
@@ -54,5 +57,25 @@ enum CLIRunner {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+}
+
+/// A pipe read to its end on a thread of its own.
+private final class DrainedPipe: Sendable {
+    private let data = Mutex(Data())
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        DispatchQueue.global().async { [self] in
+            let bytes = handle.readDataToEndOfFile()
+            data.withLock { $0 = bytes }
+            done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data.withLock { $0 }
     }
 }

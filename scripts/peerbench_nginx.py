@@ -1,6 +1,8 @@
-"""nginx for P4 (scripts/peerbench_fetch.py): a throwaway server on 127.0.0.1 serving a folder, over
-http and, when given a certificate, https on a second port; and the test certificate authority the
-https clients are told to trust (made with the openssl command, never committed)."""
+"""nginx for the Python benchmarks (P4 in scripts/peerbench_fetch.py, scripts/bench-bulk-prefetch): a
+throwaway server on 127.0.0.1 serving a folder, over http and, when given a certificate, https on a
+second port, with an access log when asked; and the test certificate authority the https clients
+are told to trust (made with the openssl command, never committed). Bash scripts use
+scripts/lib/loopback-nginx.sh."""
 import os
 import shutil
 import socket
@@ -27,9 +29,10 @@ def make_test_certificate(folder):
 
 class Nginx:
     """nginx serving `root` on 127.0.0.1:port (and with `tls` = (certificate, key) also on
-    tls_port over https) from a throwaway prefix; stopped by stop()."""
+    tls_port over https) from a throwaway prefix; with `access_log` (a path) one line per request:
+    `URI STATUS CONNECTION REQUEST-ON-CONNECTION`. Stopped by stop()."""
 
-    def __init__(self, root, tmp, tls=None):
+    def __init__(self, root, tmp, tls=None, access_log=None):
         self.binary = shutil.which("nginx") or "/usr/sbin/nginx"
         self.port = free_port()
         self.tls_port = None
@@ -41,6 +44,8 @@ class Nginx:
         temp = lambda name: os.path.join(self.prefix, name)
         secure = (f"        listen 127.0.0.1:{self.tls_port} ssl;\n        ssl_certificate {tls[0]};\n"
                   f"        ssl_certificate_key {tls[1]};\n        ssl_session_cache shared:p4:1m;\n") if tls else ""
+        logging = (f"    log_format uri '$request_uri $status $connection $connection_requests';\n"
+                   f"    access_log {access_log} uri;") if access_log else "    access_log off;"
         with open(conf, "w") as f:
             f.write(f"""
 worker_processes 1;
@@ -49,12 +54,12 @@ pid {temp('nginx.pid')};
 error_log {temp('logs/error.log')} warn;
 events {{ worker_connections 1024; }}
 http {{
-    access_log off;
+{logging}
     sendfile on;
     tcp_nopush on;
     keepalive_requests 100000;
     keepalive_timeout 60;
-    types {{ image/jpeg jpg; }}
+    types {{ image/jpeg jpg; image/png png; image/gif gif; image/webp webp; image/avif avif; image/jxl jxl; text/plain txt; }}
     client_body_temp_path {temp('client')};
     proxy_temp_path {temp('proxy')};
     fastcgi_temp_path {temp('fastcgi')};

@@ -32,8 +32,6 @@ struct TrustOptions: ParsableArguments {
 
     @OptionGroup var certificates: CertificateAuthorityOptions
 
-    var files: [String] { certificates.files }
-
     func validate() throws {
         guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout \(timeout): give a number of seconds above 0") }
     }

@@ -75,7 +75,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.bootstrap()
-        let pipeline = CLIPipeline(cache: cacheDirectory, trust: trust.files, timeout: trust.timeout)
+        let pipeline = CLIPipeline(cache: cacheDirectory, trust: trust.certificates.files, timeout: trust.timeout)
         let outcome: Result<Void, CLIError>
         do throws(CLIError) {
             try await fetch(pipeline, logger: logger)

@@ -73,7 +73,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             CLIError.exit(with: error.message)
         }
         // Bulk work: through the lean client (less than half of AsyncHTTPClient's CPU per image).
-        let pipeline = CLIPipeline(cache: cacheDirectory, concurrency: concurrency, transport: .http1, trust: trust.files, timeout: trust.timeout)
+        let pipeline = CLIPipeline(cache: cacheDirectory, concurrency: concurrency, transport: .http1, trust: trust.certificates.files, timeout: trust.timeout)
         let tally = PrefetchTally(total: list.count, disk: pipeline.cache.diskCache)
         let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally, logger: logger)
         await pipeline.shutdown()

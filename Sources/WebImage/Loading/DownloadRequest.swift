@@ -108,13 +108,12 @@ extension HTTPValidators {
         // One pass over the fields instead of a subscript per name (each builds a joined String;
         // four of them were 1 % of a bulk download's CPU). Repeated fields join as the subscript joins them.
         var etag, lastModified, cacheControl, expires: String?
-        func add(_ value: String, to slot: inout String?) { slot = slot.map { $0 + ", " + value } ?? value }
         for field in headerFields {
             switch field.name {
-            case .eTag: add(field.value, to: &etag)
-            case .lastModified: add(field.value, to: &lastModified)
-            case .cacheControl: add(field.value, to: &cacheControl)
-            case .expires: add(field.value, to: &expires)
+            case .eTag: HTTPFields.join(field.value, to: &etag)
+            case .lastModified: HTTPFields.join(field.value, to: &lastModified)
+            case .cacheControl: HTTPFields.join(field.value, to: &cacheControl)
+            case .expires: HTTPFields.join(field.value, to: &expires)
             default: continue
             }
         }

@@ -13,10 +13,13 @@ extension HTTPFields {
     /// were ~1 % of a bulk prefetch's CPU).
     func joinedValue(_ name: HTTPField.Name) -> String? {
         var value: String?
-        for field in self where field.name == name {
-            value = value.map { $0 + ", " + field.value } ?? field.value
-        }
+        for field in self where field.name == name { Self.join(field.value, to: &value) }
         return value
+    }
+
+    /// Adds a repeated field's `value` to what came before it, as the subscript joins them.
+    static func join(_ value: String, to joined: inout String?) {
+        joined = joined.map { $0 + ", " + value } ?? value
     }
 
     /// The fields of a response head AsyncHTTPClient parsed. NIO's parser accepts only token

@@ -69,7 +69,8 @@ public final class ImageDownloader: ImageLoader {
         queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder)
     }
 
-    private static func clientConfiguration(_ config: DownloaderConfig) -> HTTPClient.Configuration {
+    /// The `HTTPClient` configuration for `config` (also the base of WebImageServer's pinned clients).
+    package static func clientConfiguration(_ config: DownloaderConfig) -> HTTPClient.Configuration {
         let timeout = TimeAmount.bound(seconds: config.downloadTimeout)
         // No client read timeout: each request keeps its own idle timer (DownloadRequest.timeout,
         // which starts as downloadTimeout and a request modifier may change).

@@ -12,7 +12,7 @@ extension TimeAmount {
     /// `seconds` where the API takes a delay and has no "none": what ``limit(seconds:)`` reads as
     /// no limit (infinite, NaN, negative infinity) becomes a year — longer than a connect or an
     /// idle connection ever waits, and still safe to add to any deadline.
-    package static func bound(seconds: TimeInterval) -> TimeAmount {
+    static func bound(seconds: TimeInterval) -> TimeAmount {
         limit(seconds: seconds) ?? .hours(24 * 365)
     }
 }

@@ -68,16 +68,12 @@ final class PinnedClients: Sendable {
     }
 
     private func clientConfiguration(for target: SourceResolver.Target) -> HTTPClient.Configuration {
-        var configuration = HTTPClient.Configuration()
+        // The downloader's own (connect timeout, trust roots, a failed connect or handshake not
+        // retried — a 502 at once rather than a work slot held until the connect timeout), pinned.
+        var configuration = ImageDownloader.clientConfiguration(config)
         configuration.dnsOverride = [target.host: target.address.description]
         configuration.redirectConfiguration = .disallow
-        let connect = TimeAmount.bound(seconds: config.downloadTimeout)
-        configuration.timeout = HTTPClient.Configuration.Timeout(connect: connect)
         configuration.decompression = .disabled
-        configuration.tlsConfiguration = config.clientTLSConfiguration
-        // A refused connection or a failed handshake answers at once (502) instead of being retried
-        // until the connect timeout while the request holds a work slot.
-        configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 

@@ -50,7 +50,7 @@ struct ShowCommand: AsyncParsableCommand {
         let target = TerminalImageTarget(
             renderer: renderer, loops: loops ?? (isatty(STDOUT_FILENO) != 0 ? nil : 1), transition: .fade,
             indicator: interactive ? TerminalIndicator() : nil)
-        let pipeline = CLIPipeline(cache: cacheDirectory, trust: trust.files)
+        let pipeline = CLIPipeline(cache: cacheDirectory, trust: trust.certificates.files)
         let binding = ImageBinding(manager: pipeline.manager)
         var context = WebImageContext()
         if noCache { (context.queryCacheType, context.storeCacheType, context.originalStoreCacheType) = (.none, .none, .none) }

@@ -18,7 +18,7 @@ extension DownloadRequest {
             buffer.writeString(query)
         }
         buffer.writeStaticString(" HTTP/1.1\r\n")
-        if headerFields[Self.host] == nil, let host = url.host {
+        if !headerFields.contains(where: { $0.name == Self.host }), let host = url.host {
             buffer.writeStaticString("Host: ")
             // An IPv6 literal keeps its brackets.
             let bracketed = host.utf8.contains(UInt8(ascii: ":"))

@@ -18,8 +18,14 @@ enum ResponseAcceptance {
     static func verdict(
         for head: HTTPResponseHead, url: URL, config: DownloaderConfig, modifier: (any DownloadResponseModifying)?
     ) -> Verdict {
-        var response = DownloadResponse(
-            url: url, status: HTTPResponse.Status(code: Int(head.status.code)), headerFields: HTTPFields(head.headers))
+        verdict(status: Int(head.status.code), fields: HTTPFields(head.headers), url: url, config: config, modifier: modifier)
+    }
+
+    /// The verdict on a head already read into `fields` (``HTTP1ResponseParser``).
+    static func verdict(
+        status: Int, fields: HTTPFields, url: URL, config: DownloaderConfig, modifier: (any DownloadResponseModifying)?
+    ) -> Verdict {
+        var response = DownloadResponse(url: url, status: HTTPResponse.Status(code: status), headerFields: fields)
         if let modifier {
             guard let modified = modifier.modifiedResponse(response) else {
                 return .refused(.invalidDownloadResponse(reason: "the response modifier returned nil"), response: nil)

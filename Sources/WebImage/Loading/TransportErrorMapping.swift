@@ -43,6 +43,10 @@ enum TransportErrorMapping {
             default: return .transport(.other("\(error)"))
             }
         }
+        if let error = error as? HTTP1ResponseParser.ParseError {
+            return error == .truncated ? .transport(.connectionLost(reason: error.description))
+                : .transport(.badServerResponse(reason: error.description))
+        }
         if let error = error as? HTTPParserError {
             if case .invalidEOFState = error {
                 return .transport(.connectionLost(reason: "the connection closed before the body was complete"))

@@ -57,6 +57,8 @@ final class HTTP1BulkConnection: Sendable {
 
     private struct State {
         var channel: (any Channel)?
+        /// The current channel's reader: it hears of each request written.
+        var reader: Reader?
         var routeKey: String?
         /// `scheme://authority/` of the URL the current channel was opened for.
         var originPrefix: String?
@@ -183,7 +185,8 @@ final class HTTP1BulkConnection: Sendable {
         }
         stale?.close(promise: nil)
         let reader = Reader(connection: self, generation: generation)
-        transport.connect(route, tlsConfiguration: tlsConfiguration, handler: reader, on: eventLoop).whenComplete { [self] result in
+        transport.connect(route, tlsConfiguration: tlsConfiguration, handler: reader, decodingResponses: false, on: eventLoop)
+            .whenComplete { [self] result in
             switch result {
             case .failure(let error):
                 if state.withLock({ $0.generation == generation }) { end(with: error) }
@@ -192,6 +195,7 @@ final class HTTP1BulkConnection: Sendable {
                 let (current, waiting) = state.withLock { state in
                     guard state.generation == generation else { return (false, DownloadRequest?.none) }
                     state.channel = channel
+                    state.reader = reader
                     return (true, state.fetch?.request)
                 }
                 guard current else { return channel.close(promise: nil) }
@@ -210,15 +214,17 @@ final class HTTP1BulkConnection: Sendable {
 
     /// Writes `request` on `channel` — one `opened` for it, or one already open.
     private func write(_ request: DownloadRequest, on channel: any Channel, opened: Bool) {
-        state.withLock { state in
+        let reader = state.withLock { state in
             if state.fetch != nil { state.fetch!.onOpenConnection = !opened }
+            return state.reader
         }
+        reader?.requestWritten(isHEAD: request.method == .head)
         channel.writeAndFlush(request.http1Bytes(allocator: channel.allocator), promise: nil)
     }
 
     // MARK: Receiving
 
-    fileprivate func received(_ part: HTTPClientResponsePart, generation: Int) {
+    fileprivate func received(_ part: HTTP1ResponseParser.Event, generation: Int) {
         switch part {
         case .head(let head): headArrived(head, generation: generation)
         case .body(let buffer):
@@ -259,22 +265,23 @@ final class HTTP1BulkConnection: Sendable {
 
     /// A head: cookies stored and checks run outside the lock (the jar and the response modifier
     /// are app code that may call back in), then the verdict recorded.
-    private func headArrived(_ head: HTTPResponseHead, generation: Int) {
+    private func headArrived(_ head: HTTP1ResponseParser.Head, generation: Int) {
         let now = NIODeadline.now()
         let fetch = state.withLock { state -> (ObjectIdentifier, URL, (any DownloadResponseModifying)?, CookieJar?, RedirectChain)? in
             guard state.generation == generation, let fetch = state.fetch else { return nil }
             state.fetch!.lastActivity = now
-            state.fetch!.keepAlive = head.isKeepAlive
+            state.fetch!.keepAlive = head.keepAlive
             return (fetch.owner, fetch.request.url, fetch.responseModifier, fetch.cookieJar, fetch.redirects)
         }
         guard let (owner, url, modifier, jar, redirects) = fetch else { return }
-        jar?.store(setCookieHeaders: head.headers["set-cookie"], from: url)
-        if let target = redirects.target(of: head, from: url) {
+        if jar != nil { jar?.store(setCookieHeaders: head.fields[values: .setCookie], from: url) }
+        if let target = redirects.target(status: head.status, location: head.fields[.location], from: url) {
             return state.withLock { state in
-                if state.generation == generation, state.isCurrent(owner) { state.fetch!.redirect = (target, head.status.code) }
+                if state.generation == generation, state.isCurrent(owner) { state.fetch!.redirect = (target, UInt(head.status)) }
             }
         }
-        let verdict = ResponseAcceptance.verdict(for: head, url: url, config: config, modifier: modifier)
+        let verdict = ResponseAcceptance.verdict(
+            status: head.status, fields: head.fields, url: url, config: config, modifier: modifier)
         let refused = state.withLock { state -> Bool in
             guard state.generation == generation, state.isCurrent(owner) else { return false }
             switch verdict {
@@ -393,12 +400,16 @@ final class HTTP1BulkConnection: Sendable {
     }
 }
 
-/// Reads one channel's responses for its ``HTTP1BulkConnection``; a new channel gets a new reader.
+/// Reads one channel's responses for its ``HTTP1BulkConnection`` (``HTTP1ResponseParser``); a
+/// new channel gets a new reader. Only its channel's event loop calls it; the lock keeps the
+/// parser's state `Sendable`, and events are handed on outside it, since handling one may close
+/// the channel and so reach ``channelInactive(context:)`` at once.
 private final class Reader: ChannelInboundHandler, Sendable {
-    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundIn = ByteBuffer
 
     let connection: HTTP1BulkConnection
     let generation: Int
+    private let parser = Mutex(HTTP1ResponseParser())
     private let error = Mutex<(any Error)?>(nil)
 
     init(connection: HTTP1BulkConnection, generation: Int) {
@@ -406,8 +417,19 @@ private final class Reader: ChannelInboundHandler, Sendable {
         self.generation = generation
     }
 
+    func requestWritten(isHEAD: Bool) {
+        parser.withLock { $0.requestWritten(isHEAD: isHEAD) }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        connection.received(unwrapInboundIn(data), generation: generation)
+        let buffer = unwrapInboundIn(data)
+        var events: [HTTP1ResponseParser.Event] = []
+        let failure = parser.withLock { parser -> HTTP1ResponseParser.ParseError? in
+            do throws(HTTP1ResponseParser.ParseError) { try parser.parse(buffer, into: &events) } catch { return error }
+            return nil
+        }
+        for event in events { connection.received(event, generation: generation) }
+        if let failure { errorCaught(context: context, error: failure) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -416,6 +438,13 @@ private final class Reader: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        var events: [HTTP1ResponseParser.Event] = []
+        let failure = parser.withLock { parser -> HTTP1ResponseParser.ParseError? in
+            do throws(HTTP1ResponseParser.ParseError) { try parser.finish(into: &events) } catch { return error }
+            return nil
+        }
+        for event in events { connection.received(event, generation: generation) }
+        if let failure { self.error.withLock { $0 = $0 ?? failure } }
         connection.closed(generation: generation, error: error.withLock { $0 })
     }
 }

@@ -122,7 +122,7 @@ final class HTTP1Transport: Sendable {
     /// the responses; fails at once once the transport is shut down.
     func connect(
         _ route: Route, tlsConfiguration: TLSConfiguration?, handler: some ChannelInboundHandler & Sendable,
-        on eventLoop: any EventLoop
+        decodingResponses: Bool = true, on eventLoop: any EventLoop
     ) -> EventLoopFuture<any Channel> {
         if state.withLock({ $0.isShutDown }) { return eventLoop.makeFailedFuture(HTTPClientError.alreadyShutdown) }
         let tls: NIOSSLContext?
@@ -142,8 +142,11 @@ final class HTTP1Transport: Sendable {
                         try channel.pipeline.syncOperations.addHandler(
                             NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : route.host))
                     }
-                    // Requests go out as bytes (DownloadRequest.http1Bytes); only responses are decoded.
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTP1ResponseDecoder()))
+                    // Requests go out as bytes (DownloadRequest.http1Bytes); only responses are decoded,
+                    // here or by a handler that reads the bytes itself.
+                    if decodingResponses {
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTP1ResponseDecoder()))
+                    }
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }

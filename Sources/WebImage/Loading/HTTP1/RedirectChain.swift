@@ -19,7 +19,12 @@ struct RedirectChain: Sendable {
     /// Where `head` (the response to a request for `url`) redirects, when it is a redirect to
     /// follow; a redirect elsewhere is the answer, and its status fails the download.
     func target(of head: HTTPResponseHead, from url: URL) -> URL? {
-        guard limit > 0, [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "location"),
+        target(status: Int(head.status.code), location: head.headers.first(name: "location"), from: url)
+    }
+
+    /// Where a `status` response with `location` redirects (as ``target(of:from:)``).
+    func target(status: Int, location: String?, from url: URL) -> URL? {
+        guard limit > 0, [301, 302, 303, 307, 308].contains(status), let location,
               let target = URL(string: location, relativeTo: url)?.absoluteURL,
               target.scheme?.isHTTPScheme ?? false
         else { return nil }

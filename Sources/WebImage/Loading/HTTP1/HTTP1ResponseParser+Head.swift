@@ -1,0 +1,211 @@
+import HTTPTypes
+
+extension HTTP1ResponseParser {
+    /// A head's status, fields and framing, before it is matched to its request.
+    struct ParsedHead {
+        var head: Head
+        var framing: Framing
+    }
+
+    /// Parses a complete head — status line, fields, the blank line — read in place as bytes.
+    ///
+    /// The fields a server sends on every response are recognised by their bytes and get
+    /// HTTPTypes' own names (`.contentType`, …) without a `String` made, validated and lowercased
+    /// for the name; the three that frame the body are read as bytes too. Values go to
+    /// `HTTPField` as bytes, which replaces a control character in one with a space, as it
+    /// does for any value.
+    static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> ParsedHead {
+        var lines = Lines(bytes)
+        guard let statusLine = lines.next() else { throw .malformedStatusLine }
+        let (minor, status) = try parseStatusLine(bytes, statusLine)
+        var fields = HTTPFields()
+        fields.reserveCapacity(12)
+        var length: Int?
+        var chunkedLast: Bool?  // nil: no Transfer-Encoding
+        var close = false, keepAliveAsked = false
+        while let line = lines.next(), !line.isEmpty {
+            let (name, role, value) = try parseField(bytes, line)
+            switch role {
+            case .contentLength:
+                let declared = try contentLength(value)
+                guard length == nil || length == declared else { throw .conflictingFraming }
+                length = declared
+            case .transferEncoding:
+                var last: Bool?
+                for token in Tokens(value) { last = token.equalsLowercased("chunked") }
+                chunkedLast = last ?? chunkedLast ?? false
+            case .connection:
+                for token in Tokens(value) {
+                    close = close || token.equalsLowercased("close")
+                    keepAliveAsked = keepAliveAsked || token.equalsLowercased("keep-alive")
+                }
+            case .other: break
+            }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        var keepAlive = minor >= 1 ? !close : keepAliveAsked && !close
+        let framing: Framing
+        if let chunkedLast {
+            guard length == nil else { throw .conflictingFraming }
+            // Only a final `chunked` frames the body; any other coding runs until the close.
+            framing = chunkedLast ? .chunked : .untilClose
+        } else if let length {
+            framing = .length(length)
+        } else {
+            framing = .untilClose
+        }
+        if case .untilClose = framing, !(status == 204 || status == 304 || (100..<200).contains(status)) { keepAlive = false }
+        return ParsedHead(head: Head(status: status, fields: fields, keepAlive: keepAlive), framing: framing)
+    }
+
+    /// `HTTP/1.x NNN reason`: the minor version and the status (the reason is not kept).
+    private static func parseStatusLine(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) throws(ParseError) -> (Int, Int) {
+        let prefix = "HTTP/1.".utf8
+        guard line.count >= 12, bytes[line.lowerBound..<line.lowerBound + 7].elementsEqual(prefix) else {
+            throw .malformedStatusLine
+        }
+        let at = line.lowerBound
+        guard let minor = digit(bytes[at + 7]), bytes[at + 8] == UInt8(ascii: " "),
+              let hundreds = digit(bytes[at + 9]), hundreds >= 1, let tens = digit(bytes[at + 10]), let ones = digit(bytes[at + 11]),
+              line.count == 12 || bytes[at + 12] == UInt8(ascii: " ")
+        else { throw .malformedStatusLine }
+        return (minor, hundreds * 100 + tens * 10 + ones)
+    }
+
+    private static func digit(_ byte: UInt8) -> Int? {
+        byte &- UInt8(ascii: "0") < 10 ? Int(byte &- UInt8(ascii: "0")) : nil
+    }
+
+    /// `name: value` on `line`: the name, what it means for framing, and the value's bytes
+    /// without the spaces and tabs around them.
+    private static func parseField(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>
+    ) throws(ParseError) -> (HTTPField.Name, FieldRole, UnsafeBufferPointer<UInt8>) {
+        var colon = line.lowerBound
+        while colon < line.upperBound, bytes[colon] != UInt8(ascii: ":") {
+            // A folded line (leading space) or a space before the colon fails here, as it must.
+            guard isTokenByte(bytes[colon]) else { throw .malformedField }
+            colon += 1
+        }
+        guard colon < line.upperBound, colon > line.lowerBound else { throw .malformedField }
+        let rawName = UnsafeBufferPointer(rebasing: bytes[line.lowerBound..<colon])
+        let (name, role): (HTTPField.Name, FieldRole)
+        if let known = KnownField.match(rawName) {
+            (name, role) = known
+        } else {
+            guard let made = HTTPField.Name(String(decoding: rawName, as: UTF8.self)) else { throw .malformedField }
+            (name, role) = (made, .other)
+        }
+        var start = colon + 1, end = line.upperBound
+        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        return (name, role, UnsafeBufferPointer(rebasing: bytes[start..<end]))
+    }
+
+    /// RFC 9110 `tchar`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"):
+            true
+        default:
+            "!#$%&'*+.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// A `Content-Length` value: digits, or a list of one value repeated (RFC 9110 §8.6).
+    private static func contentLength(_ value: UnsafeBufferPointer<UInt8>) throws(ParseError) -> Int {
+        var length: Int?
+        for token in Tokens(value) {
+            guard token.count > 0, token.count <= 18 else { throw .invalidContentLength }
+            var number = 0
+            for byte in token {
+                guard let digit = digit(byte) else { throw .invalidContentLength }
+                number = number * 10 + digit
+            }
+            guard length == nil || length == number else { throw .conflictingFraming }
+            length = number
+        }
+        guard let length else { throw .invalidContentLength }
+        return length
+    }
+
+    /// What a field means for reading the body.
+    enum FieldRole {
+        case contentLength, transferEncoding, connection, other
+    }
+}
+
+/// The fields servers send on most responses, matched by their bytes in any case.
+private enum KnownField {
+    private static let table: [(lowercased: [UInt8], name: HTTPField.Name, role: HTTP1ResponseParser.FieldRole)] = [
+        (Array("content-length".utf8), .contentLength, .contentLength),
+        (Array("content-type".utf8), .contentType, .other),
+        (Array("date".utf8), .date, .other),
+        (Array("server".utf8), .server, .other),
+        (Array("last-modified".utf8), .lastModified, .other),
+        (Array("etag".utf8), .eTag, .other),
+        (Array("connection".utf8), .connection, .connection),
+        (Array("accept-ranges".utf8), .acceptRanges, .other),
+        (Array("cache-control".utf8), .cacheControl, .other),
+        (Array("expires".utf8), .expires, .other),
+        (Array("transfer-encoding".utf8), .transferEncoding, .transferEncoding),
+        (Array("location".utf8), .location, .other),
+        (Array("set-cookie".utf8), .setCookie, .other),
+        (Array("age".utf8), .age, .other),
+        (Array("vary".utf8), .vary, .other),
+        (Array("content-encoding".utf8), .contentEncoding, .other),
+    ]
+
+    /// The known name `raw` spells (a token, so `| 0x20` lowercases its letters and leaves the
+    /// known names' other bytes, `-`, as they are).
+    static func match(_ raw: UnsafeBufferPointer<UInt8>) -> (HTTPField.Name, HTTP1ResponseParser.FieldRole)? {
+        for entry in table where entry.lowercased.count == raw.count {
+            if zip(entry.lowercased, raw).allSatisfy({ $0 == $1 | 0x20 }) { return (entry.name, entry.role) }
+        }
+        return nil
+    }
+}
+
+/// The lines of a head as ranges, split at LF with a CR before it dropped.
+private struct Lines {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    mutating func next() -> Range<Int>? {
+        guard position < bytes.count else { return nil }
+        let start = position
+        let lf = HTTP1ResponseParser.index(of: UInt8(ascii: "\n"), in: UnsafeRawBufferPointer(bytes), from: start) ?? bytes.count
+        position = lf + 1
+        return start..<(lf > start && bytes[lf - 1] == UInt8(ascii: "\r") ? lf - 1 : lf)
+    }
+}
+
+/// The items of a comma-separated list, without the spaces and tabs around them.
+private struct Tokens: Sequence, IteratorProtocol {
+    private var rest: UnsafeBufferPointer<UInt8>.SubSequence
+
+    init(_ value: UnsafeBufferPointer<UInt8>) { rest = value[...] }
+
+    mutating func next() -> UnsafeBufferPointer<UInt8>.SubSequence? {
+        guard !rest.isEmpty else { return nil }
+        let comma = rest.firstIndex(of: UInt8(ascii: ",")) ?? rest.endIndex
+        var token = rest[rest.startIndex..<comma]
+        rest = comma < rest.endIndex ? rest[(comma + 1)...] : rest[rest.endIndex...]
+        while let first = token.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { token = token.dropFirst() }
+        while let last = token.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { token = token.dropLast() }
+        return token
+    }
+}
+
+extension Slice where Base == UnsafeBufferPointer<UInt8> {
+    /// Whether these bytes spell `lowercased` in any case.
+    fileprivate func equalsLowercased(_ lowercased: StaticString) -> Bool {
+        count == lowercased.utf8CodeUnitCount
+            && zip(self, UnsafeBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)).allSatisfy {
+                $0 | 0x20 == $1
+            }
+    }
+}

@@ -103,8 +103,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                // The response decoder alone, on a channel without a socket.
-                .product(name: "NIOEmbedded", package: "swift-nio"),
                 // The fault matrix's TLS origin (a self-signed certificate on loopback).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],

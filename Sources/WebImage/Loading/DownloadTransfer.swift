@@ -46,11 +46,11 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     }
 
     func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
-        visited(request.url, head)
+        visited(request.url, setCookies: head.headers["set-cookie"])
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        headArrived(head, task: task)
+        headArrived(status: Int(head.status.code), fields: HTTPFields(head.headers), task: task)
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
@@ -67,23 +67,25 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
 
     // MARK: From any client
 
-    /// A response head arrived for `url` (each hop of a redirect chain, the last one included).
-    func visited(_ url: URL, _ head: HTTPResponseHead) {
+    /// A response head with `setCookies` (its `Set-Cookie` values) arrived for `url` (each hop of
+    /// a redirect chain, the last one included).
+    func visited(_ url: URL, setCookies: @autoclosure () -> [String]) {
         state.withLock { state in
             state.heads += 1
             state.visitedURL = url
             state.lastActivity = .now()
         }
         if operation.options.contains(.handleCookies) {
-            config.cookieJar.store(setCookieHeaders: head.headers["set-cookie"], from: url)
+            config.cookieJar.store(setCookieHeaders: setCookies(), from: url)
         }
     }
 
-    /// The final head; a failed future stops the request.
-    func headArrived(_ head: HTTPResponseHead, task: any TransferTask) -> EventLoopFuture<Void> {
+    /// The final head (`status` and `fields`); a failed future stops the request.
+    func headArrived(status: Int, fields: HTTPFields, task: any TransferTask) -> EventLoopFuture<Void> {
         let url = state.withLock { $0.visitedURL } ?? operation.request.url
         let verdict = ResponseAcceptance.verdict(
-            for: head, url: url, config: config, modifier: operation.context.responseModifier ?? config.responseModifier)
+            status: status, fields: fields, url: url, config: config,
+            modifier: operation.context.responseModifier ?? config.responseModifier)
         let response: DownloadResponse
         switch verdict {
         case .accepted(let accepted): response = accepted

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import NIOHTTP1
 
 /// The checks a final response head passes before its body is wanted — the response modifier,
 /// then status, content type and declared size — one set for every way a download runs
@@ -15,13 +14,7 @@ enum ResponseAcceptance {
         case refused(WebImageError, response: DownloadResponse?)
     }
 
-    static func verdict(
-        for head: HTTPResponseHead, url: URL, config: DownloaderConfig, modifier: (any DownloadResponseModifying)?
-    ) -> Verdict {
-        verdict(status: Int(head.status.code), fields: HTTPFields(head.headers), url: url, config: config, modifier: modifier)
-    }
-
-    /// The verdict on a head already read into `fields` (``HTTP1ResponseParser``).
+    /// The verdict on a head with `status` and `fields`.
     static func verdict(
         status: Int, fields: HTTPFields, url: URL, config: DownloaderConfig, modifier: (any DownloadResponseModifying)?
     ) -> Verdict {

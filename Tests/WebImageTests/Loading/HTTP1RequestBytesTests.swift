@@ -1,13 +1,11 @@
 import Foundation
 import HTTPTypes
 import NIOCore
-import NIOEmbedded
-import NIOHTTP1
 import Testing
 @testable import WebImage
 
-/// The lean client writes each request as bytes and decodes only the responses
-/// (`DownloadRequest.http1Bytes`, `HTTP1ResponseDecoder`); what goes on the wire, exactly.
+/// The lean client writes each request as bytes (`DownloadRequest.http1Bytes`) and reads only the
+/// responses (`HTTP1ResponseParser`); what goes on the wire, exactly.
 @Suite("HTTP/1.1 requests as bytes")
 struct HTTP1RequestBytesTests {
     private func wire(_ request: DownloadRequest) -> String {
@@ -41,24 +39,5 @@ struct HTTP1RequestBytesTests {
         let url = try #require(URL(string: "http://h/p"))
         #expect(wire(DownloadRequest(url: url, headerFields: fields)) == "GET /p HTTP/1.1\r\nHost: h\r\nCookie: a=1; b=2\r\n\r\n")
         #expect(wire(DownloadRequest(url: url, method: .post)) == "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n")
-    }
-
-    @Test("the response decoder hears each request's method: a HEAD's answer has no body whatever it declares, the next GET's has")
-    func headThenGet() throws {
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(HTTP1ResponseDecoder()))
-        defer { _ = try? channel.finish() }
-        let url = try #require(URL(string: "http://h/p"))
-        try channel.writeOutbound(DownloadRequest(url: url, method: .head).http1Bytes(allocator: channel.allocator))
-        try channel.writeOutbound(DownloadRequest(url: url).http1Bytes(allocator: channel.allocator))
-        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
-        var parts: [String] = []
-        while let part = try channel.readInbound(as: HTTPClientResponsePart.self) {
-            switch part {
-            case .head(let head): parts.append("head \(head.status.code)")
-            case .body(let body): parts.append("body \(String(buffer: body))")
-            case .end: parts.append("end")
-            }
-        }
-        #expect(parts == ["head 200", "end", "head 200", "body ok", "end"])
     }
 }

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
 import NIOSSL
 import Synchronization
 
@@ -185,7 +184,7 @@ final class HTTP1BulkConnection: Sendable {
         }
         stale?.close(promise: nil)
         let reader = Reader(connection: self, generation: generation)
-        transport.connect(route, tlsConfiguration: tlsConfiguration, handler: reader, decodingResponses: false, on: eventLoop)
+        transport.connect(route, tlsConfiguration: tlsConfiguration, handler: reader, on: eventLoop)
             .whenComplete { [self] result in
             switch result {
             case .failure(let error):
@@ -218,7 +217,7 @@ final class HTTP1BulkConnection: Sendable {
             if state.fetch != nil { state.fetch!.onOpenConnection = !opened }
             return state.reader
         }
-        reader?.requestWritten(isHEAD: request.method == .head)
+        reader?.requestWritten(request)
         channel.writeAndFlush(request.http1Bytes(allocator: channel.allocator), promise: nil)
     }
 
@@ -402,8 +401,7 @@ final class HTTP1BulkConnection: Sendable {
 
 /// Reads one channel's responses for its ``HTTP1BulkConnection`` (``HTTP1ResponseParser``); a
 /// new channel gets a new reader. Only its channel's event loop calls it; the lock keeps the
-/// parser's state `Sendable`, and events are handed on outside it, since handling one may close
-/// the channel and so reach ``channelInactive(context:)`` at once.
+/// parser's state `Sendable`.
 private final class Reader: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
 
@@ -417,18 +415,12 @@ private final class Reader: ChannelInboundHandler, Sendable {
         self.generation = generation
     }
 
-    func requestWritten(isHEAD: Bool) {
-        parser.withLock { $0.requestWritten(isHEAD: isHEAD) }
+    func requestWritten(_ request: DownloadRequest) {
+        parser.requestWritten(request)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        var events: [HTTP1ResponseParser.Event] = []
-        let failure = parser.withLock { parser -> HTTP1ResponseParser.ParseError? in
-            do throws(HTTP1ResponseParser.ParseError) { try parser.parse(buffer, into: &events) } catch { return error }
-            return nil
-        }
-        for event in events { connection.received(event, generation: generation) }
+        let failure = parser.parse(unwrapInboundIn(data)) { connection.received($0, generation: generation) }
         if let failure { errorCaught(context: context, error: failure) }
     }
 
@@ -438,12 +430,7 @@ private final class Reader: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        var events: [HTTP1ResponseParser.Event] = []
-        let failure = parser.withLock { parser -> HTTP1ResponseParser.ParseError? in
-            do throws(HTTP1ResponseParser.ParseError) { try parser.finish(into: &events) } catch { return error }
-            return nil
-        }
-        for event in events { connection.received(event, generation: generation) }
+        let failure = parser.finish { connection.received($0, generation: generation) }
         if let failure { self.error.withLock { $0 = $0 ?? failure } }
         connection.closed(generation: generation, error: error.withLock { $0 })
     }

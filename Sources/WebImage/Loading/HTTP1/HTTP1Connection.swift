@@ -1,11 +1,10 @@
 import NIOCore
-import NIOHTTP1
 import Synchronization
 
 /// One keep-alive connection of ``HTTP1Transport``: carries one ``HTTP1Exchange`` at a time and
 /// hands it every response part, then goes back to the pool (or closes) when the response ends.
 final class HTTP1Connection: ChannelInboundHandler, Sendable {
-    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private struct State {
@@ -36,6 +35,7 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
     let eventLoop: any EventLoop
     private let transport: HTTP1Transport
     private let state = Mutex(State())
+    private let parser = Mutex(HTTP1ResponseParser())
 
     init(key: String, transport: HTTP1Transport, eventLoop: any EventLoop) {
         self.key = key
@@ -58,7 +58,9 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
             state.withLock { $0.exchange = nil }
             return transport.release(self)  // the exchange ended meanwhile; nothing was sent
         }
-        channel.writeAndFlush(exchange.request.http1Bytes(allocator: channel.allocator), promise: nil)
+        let request = exchange.request
+        parser.requestWritten(request)
+        channel.writeAndFlush(request.http1Bytes(allocator: channel.allocator), promise: nil)
     }
 
     /// Marks the connection idle from now; `true` when no idle timer is pending and the caller
@@ -107,7 +109,11 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
+        let failure = parser.parse(unwrapInboundIn(data), handing: received)
+        if let failure { errorCaught(context: context, error: failure) }
+    }
+
+    private func received(_ part: HTTP1ResponseParser.Event) {
         guard let exchange = state.withLock({ $0.exchange }) else { return }
         if case .end = part {
             state.withLock { state in
@@ -124,6 +130,8 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        let failure = parser.finish(handing: received)
+        if let failure { state.withLock { $0.error = $0.error ?? failure } }
         let (exchange, error, reused) = state.withLock { state in
             state.isClosed = true
             defer { state.exchange = nil }

@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import NIOCore
-import NIOHTTP1
 import NIOSSL
 import Synchronization
 
@@ -72,17 +71,18 @@ final class HTTP1Exchange: TransferTask {
 
     // MARK: From the connection
 
-    func received(_ part: HTTPClientResponsePart, on connection: HTTP1Connection) {
+    func received(_ part: HTTP1ResponseParser.Event, on connection: HTTP1Connection) {
         switch part {
         case .head(let head):
             let (url, redirect) = state.withLock { state -> (URL, (target: URL, status: UInt)?) in
                 state.receivedHead = true
-                state.keepAlive = head.isKeepAlive
-                state.redirect = state.redirects.target(of: head, from: state.request.url).map { ($0, head.status.code) }
+                state.keepAlive = head.keepAlive
+                state.redirect = state.redirects.target(status: head.status, location: head.fields[.location], from: state.request.url)
+                    .map { ($0, UInt(head.status)) }
                 return (state.request.url, state.redirect)
             }
-            transfer.visited(url, head)
-            if redirect == nil { _ = transfer.headArrived(head, task: self) }
+            transfer.visited(url, setCookies: head.fields[values: .setCookie])
+            if redirect == nil { _ = transfer.headArrived(status: head.status, fields: head.fields, task: self) }
         case .body(let buffer):
             if state.withLock({ $0.redirect == nil && !$0.isDone }) { _ = transfer.bodyArrived(buffer, task: self) }
         case .end:

@@ -5,6 +5,7 @@ import Musl
 #endif
 import HTTPTypes
 import NIOCore
+import Synchronization
 
 /// Reads HTTP/1.1 responses off a connection's bytes for the bulk lanes: the head straight into
 /// `HTTPFields`, the body as slices of the bytes read (no copy), framed by RFC 9112 §6.3.
@@ -250,5 +251,36 @@ struct HTTP1ResponseParser {
         let line = buffer.readBytes(length: end)!
         buffer.moveReaderIndex(forwardBy: length + 1 - end)
         return line
+    }
+}
+
+extension Mutex where Value == HTTP1ResponseParser {
+    /// Parses `buffer` and hands each event to `handle` outside the lock: handling one may close
+    /// the channel, which reaches ``finish(handing:)`` at once. Returns the parse error, if any,
+    /// after the events before it.
+    func parse(_ buffer: ByteBuffer, handing handle: (HTTP1ResponseParser.Event) -> Void) -> HTTP1ResponseParser.ParseError? {
+        var events: [HTTP1ResponseParser.Event] = []
+        let failure = withLock { parser -> HTTP1ResponseParser.ParseError? in
+            do throws(HTTP1ResponseParser.ParseError) { try parser.parse(buffer, into: &events) } catch { return error }
+            return nil
+        }
+        events.forEach(handle)
+        return failure
+    }
+
+    /// The connection closed: as ``parse(_:handing:)``, for what the close completes.
+    func finish(handing handle: (HTTP1ResponseParser.Event) -> Void) -> HTTP1ResponseParser.ParseError? {
+        var events: [HTTP1ResponseParser.Event] = []
+        let failure = withLock { parser -> HTTP1ResponseParser.ParseError? in
+            do throws(HTTP1ResponseParser.ParseError) { try parser.finish(into: &events) } catch { return error }
+            return nil
+        }
+        events.forEach(handle)
+        return failure
+    }
+
+    /// See ``HTTP1ResponseParser/requestWritten(isHEAD:)``.
+    func requestWritten(_ request: DownloadRequest) {
+        withLock { $0.requestWritten(isHEAD: request.method == .head) }
     }
 }

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import Synchronization
@@ -122,7 +121,7 @@ final class HTTP1Transport: Sendable {
     /// the responses; fails at once once the transport is shut down.
     func connect(
         _ route: Route, tlsConfiguration: TLSConfiguration?, handler: some ChannelInboundHandler & Sendable,
-        decodingResponses: Bool = true, on eventLoop: any EventLoop
+        on eventLoop: any EventLoop
     ) -> EventLoopFuture<any Channel> {
         if state.withLock({ $0.isShutDown }) { return eventLoop.makeFailedFuture(HTTPClientError.alreadyShutdown) }
         let tls: NIOSSLContext?
@@ -142,11 +141,8 @@ final class HTTP1Transport: Sendable {
                         try channel.pipeline.syncOperations.addHandler(
                             NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : route.host))
                     }
-                    // Requests go out as bytes (DownloadRequest.http1Bytes); only responses are decoded,
-                    // here or by a handler that reads the bytes itself.
-                    if decodingResponses {
-                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTP1ResponseDecoder()))
-                    }
+                    // Requests go out as bytes (DownloadRequest.http1Bytes); `handler` reads the
+                    // responses' bytes with an HTTP1ResponseParser.
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
-import NIOHTTP1
 
 /// The redirects of one download on the lean client, followed as AsyncHTTPClient follows them: at
 /// most `limit` hops, no URL twice, only to `http` or `https`, a 303 — or a 301/302 of a non-GET
@@ -16,13 +15,9 @@ struct RedirectChain: Sendable {
         self.limit = limit
     }
 
-    /// Where `head` (the response to a request for `url`) redirects, when it is a redirect to
-    /// follow; a redirect elsewhere is the answer, and its status fails the download.
-    func target(of head: HTTPResponseHead, from url: URL) -> URL? {
-        target(status: Int(head.status.code), location: head.headers.first(name: "location"), from: url)
-    }
-
-    /// Where a `status` response with `location` redirects (as ``target(of:from:)``).
+    /// Where a `status` response with `location` (the response to a request for `url`)
+    /// redirects, when it is a redirect to follow; a redirect elsewhere is the answer, and its
+    /// status fails the download.
     func target(status: Int, location: String?, from url: URL) -> URL? {
         guard limit > 0, [301, 302, 303, 307, 308].contains(status), let location,
               let target = URL(string: location, relativeTo: url)?.absoluteURL,

@@ -41,7 +41,9 @@ extension HTTP1ResponseParser {
                 }
             case .other: break
             }
-            fields.append(HTTPField(name: name, value: value))
+            // From a String: HTTPTypes makes one from bytes through its unspecialised generic
+            // path (a metadata lookup per value, ~1,000 instructions).
+            fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
         }
         var keepAlive = minor >= 1 ? !close : keepAliveAsked && !close
         let framing: Framing

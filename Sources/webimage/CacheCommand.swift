@@ -18,6 +18,7 @@ struct CacheCommand: AsyncParsableCommand {
 
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Print the cache's path, size, entry count and the dates of its oldest and newest entries.",
             discussion: """
                 Aligned text by default; --json prints one line:
@@ -38,6 +39,7 @@ struct CacheCommand: AsyncParsableCommand {
 
     struct Clean: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clean",
             abstract: "Remove expired entries (stored more than 7 days ago, by modification date: SDWebImage's default), then trim to --max-cache-size.")
 
         @OptionGroup var cacheDirectory: CacheDirectoryOption
@@ -49,7 +51,7 @@ struct CacheCommand: AsyncParsableCommand {
     }
 
     struct Clear: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove every entry (the directory stays).")
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Remove every entry (the directory stays).")
 
         @OptionGroup var cacheDirectory: CacheDirectoryOption
 

@@ -9,6 +9,7 @@ extension CacheCommand {
     /// `fetch` makes — rather than guessing file names.
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write the cached bytes of each listed URL to DIR/<line number>; print '<n> <url>' for each present one.",
             shouldDisplay: false)
 

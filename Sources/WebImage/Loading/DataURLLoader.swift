@@ -6,7 +6,7 @@ public struct DataURLLoader: ImageLoader {
     public init() {}
 
     public func canRequestImage(for url: URL) -> Bool {
-        url.scheme?.isScheme("data") ?? false
+        url.hasScheme("data")
     }
 
     @discardableResult

@@ -21,7 +21,7 @@ public struct FileLoader: ImageLoader {
     }
 
     public func canRequestImage(for url: URL) -> Bool {
-        url.isFileURL || (url.scheme == nil && url.path.hasPrefix("/"))
+        url.hasScheme("file") || (!url.hasAnyScheme && url.path.hasPrefix("/"))
     }
 
     @discardableResult

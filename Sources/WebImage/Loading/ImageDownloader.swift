@@ -90,7 +90,7 @@ public final class ImageDownloader: ImageLoader {
     // MARK: ImageLoader
 
     public func canRequestImage(for url: URL) -> Bool {
-        url.scheme?.isHTTPScheme ?? false
+        url.hasHTTPScheme
     }
 
     @discardableResult

@@ -1,10 +1,38 @@
-extension String {
-    /// Whether this URL scheme is `name` (given in lowercase), in any case. Loaders ask it of every
-    /// URL; a scheme written in lowercase, the usual one, is answered without a lowercased copy.
-    func isScheme(_ name: String) -> Bool {
-        self == name || (utf8.count == name.utf8.count && lowercased() == name)
+import Foundation
+
+extension URL {
+    /// Whether the URL's scheme is `name` (given in lowercase), in any case. Read off
+    /// `absoluteString`, which starts with the scheme: `scheme` builds a new `String` on every call
+    /// (~400 instructions), and the loaders ask it several times for every URL of a prefetch.
+    func hasScheme(_ name: StaticString) -> Bool {
+        var text = absoluteString
+        return text.withUTF8 { bytes in
+            guard let length = Self.schemeLength(in: bytes), length == name.utf8CodeUnitCount else { return false }
+            return (0..<length).allSatisfy { bytes[$0] | 0x20 == name.utf8Start[$0] }
+        }
     }
 
-    /// Whether this URL scheme is `http` or `https`, in any case.
-    var isHTTPScheme: Bool { isScheme("http") || isScheme("https") }
+    /// Whether the URL's scheme is `http` or `https`, in any case.
+    var hasHTTPScheme: Bool { hasScheme("http") || hasScheme("https") }
+
+    /// Whether the URL has a scheme at all (`scheme != nil`, without the `String`).
+    var hasAnyScheme: Bool {
+        var text = absoluteString
+        return text.withUTF8 { Self.schemeLength(in: $0) != nil }
+    }
+
+    /// The length of the scheme `bytes` start with (RFC 3986: a letter, then letters, digits, `+`,
+    /// `-` or `.`, then `:`); nil when they have none.
+    private static func schemeLength(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        for (index, byte) in bytes.enumerated() {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): continue
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                if index == 0 { return nil }
+            case UInt8(ascii: ":"): return index == 0 ? nil : index
+            default: return nil
+            }
+        }
+        return nil
+    }
 }

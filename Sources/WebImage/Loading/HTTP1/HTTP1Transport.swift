@@ -58,7 +58,7 @@ final class HTTP1Transport: Sendable {
 
     /// Whether this client carries `url`: `http` or `https` with a host.
     static func handles(_ url: URL) -> Bool {
-        guard url.scheme?.isHTTPScheme ?? false else { return false }
+        guard url.hasHTTPScheme else { return false }
         // The host as written: only whether there is one matters here, and decoding it cost more than the rest.
         return !(url.host(percentEncoded: true) ?? "").isEmpty
     }
@@ -87,7 +87,7 @@ final class HTTP1Transport: Sendable {
             // `URL.host` is percent-decoded: `%0D%0A` in a URL's host would reach the Host header as a line break.
             guard host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { throw HTTPClientError.invalidURL }
             self.host = host
-            secure = url.scheme?.isScheme("https") ?? false
+            secure = url.hasScheme("https")
             verifies = tlsConfiguration?.certificateVerification != CertificateVerification.none
             port = url.port ?? (secure ? 443 : 80)
             // A connection that skipped the certificate check never carries a request that wants it.

@@ -21,7 +21,7 @@ struct RedirectChain: Sendable {
     func target(status: Int, location: String?, from url: URL) -> URL? {
         guard limit > 0, [301, 302, 303, 307, 308].contains(status), let location,
               let target = URL(string: location, relativeTo: url)?.absoluteURL,
-              target.scheme?.isHTTPScheme ?? false
+              target.hasHTTPScheme
         else { return nil }
         return target
     }

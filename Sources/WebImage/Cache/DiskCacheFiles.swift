@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -41,6 +42,11 @@ enum DiskCacheFiles {
     /// A temp file this old belongs to a writer that died; younger ones may be in flight in
     /// another process.
     static let staleTemporaryAge: TimeInterval = 60 * 60
+    /// This process's part of temp file names (random, so two processes on one cache never pick
+    /// the same name; `O_EXCL` would catch it anyway), then a counter: a random number per name
+    /// cost a `getrandom` system call per store.
+    private static let temporaryNamePrefix = String(UInt64.random(in: .min ... .max), radix: 36) + "-"
+    private static let temporaryCounter = Atomic<UInt64>(0)
 
     /// `stat` of the regular file at `path`, or `nil` when there is none.
     static func info(atPath path: String) -> DiskCacheFileInfo? {
@@ -89,7 +95,7 @@ enum DiskCacheFiles {
     static func writeTemporary(
         _ data: Data, in directory: String, sync: Bool, finishing: ((_ fd: Int32) -> Int32)? = nil
     ) throws -> (path: String, info: DiskCacheFileInfo, finishingError: Int32) {
-        let path = directory + "/" + temporaryPrefix + String(UInt64.random(in: .min ... .max), radix: 36)
+        let path = directory + "/" + temporaryPrefix + temporaryNamePrefix + String(temporaryCounter.add(1, ordering: .relaxed).newValue, radix: 36)
         var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if fd < 0, errno == ENOENT {
             try createDirectory(directory)

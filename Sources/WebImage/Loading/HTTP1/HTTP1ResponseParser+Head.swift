@@ -162,7 +162,8 @@ private enum KnownField {
     /// The known name `raw` spells (a token, so `| 0x20` lowercases its letters and leaves the
     /// known names' other bytes, `-`, as they are).
     static func match(_ raw: UnsafeBufferPointer<UInt8>) -> (HTTPField.Name, HTTP1ResponseParser.FieldRole)? {
-        for entry in table where entry.lowercased.count == raw.count {
+        guard let first = raw.first.map({ $0 | 0x20 }) else { return nil }
+        for entry in table where entry.lowercased.count == raw.count && entry.lowercased[0] == first {
             if zip(entry.lowercased, raw).allSatisfy({ $0 == $1 | 0x20 }) { return (entry.name, entry.role) }
         }
         return nil

@@ -8,31 +8,26 @@ extension DownloadRequest {
     /// is valid by construction — names are `HTTPField.Name`s, values legalized by `HTTPField`, the
     /// target and `Host` from a parsed `URL`.
     func http1Bytes(allocator: ByteBufferAllocator) -> ByteBuffer {
-        // Composed as one String and written once: each ByteBuffer write checks and may grow the
-        // buffer (~230 instructions), a String append copies.
-        var head = ""
-        head.reserveCapacity(256)
-        head += method.rawValue
-        head += " "
+        var buffer = allocator.buffer(capacity: 256)
+        buffer.writeString(method.rawValue)
+        buffer.writeStaticString(" ")
         let path = url.path(percentEncoded: true)
-        head += path.isEmpty ? "/" : path
+        buffer.writeString(path.isEmpty ? "/" : path)
         if let query = url.query(percentEncoded: true) {
-            head += "?"
-            head += query
+            buffer.writeStaticString("?")
+            buffer.writeString(query)
         }
-        head += " HTTP/1.1\r\n"
-        // The host as the URL holds it, encoded: what goes on the wire, and no decoded copy made.
+        buffer.writeStaticString(" HTTP/1.1\r\n")
+        // The host as the URL holds it, encoded: what goes on the wire, without a decoded copy.
         if !headerFields.contains(where: { $0.name == Self.host }), let host = url.host(percentEncoded: true) {
+            buffer.writeStaticString("Host: ")
             // An IPv6 literal keeps its brackets.
             let bracketed = host.utf8.contains(UInt8(ascii: ":"))
-            head += bracketed ? "Host: [" : "Host: "
-            head += host
-            if bracketed { head += "]" }
-            if let port = url.port {
-                head += ":"
-                head += String(port)
-            }
-            head += "\r\n"
+            if bracketed { buffer.writeStaticString("[") }
+            buffer.writeString(host)
+            if bracketed { buffer.writeStaticString("]") }
+            if let port = url.port { buffer.writeString(":\(port)") }
+            buffer.writeStaticString("\r\n")
         }
         // `HTTPFields` keeps each cookie as its own field (as HTTP/2 sends them); HTTP/1.1 allows
         // one `Cookie` line (RFC 6265 §5.4). There is no body, so framing fields are ours to say.
@@ -41,24 +36,24 @@ extension DownloadRequest {
             switch field.name {
             case .cookie: cookies.append(field.value)
             case .contentLength, .transferEncoding: continue
-            default: Self.append(field.name.rawName, field.value, to: &head)
+            default: Self.write(field.name.rawName, field.value, to: &buffer)
             }
         }
-        if !cookies.isEmpty { Self.append(HTTPField.Name.cookie.rawName, cookies.joined(separator: "; "), to: &head) }
-        if Self.mayCarryBody(method) { head += "Content-Length: 0\r\n" }
-        head += "\r\n"
-        return allocator.buffer(string: head)
+        if !cookies.isEmpty { Self.write(HTTPField.Name.cookie.rawName, cookies.joined(separator: "; "), to: &buffer) }
+        if Self.mayCarryBody(method) { buffer.writeStaticString("Content-Length: 0\r\n") }
+        buffer.writeStaticString("\r\n")
+        return buffer
     }
 
     /// HTTPTypes keeps `Host` out of `HTTPField.Name`'s constants (HTTP/2 says `:authority`);
     /// HTTP/1.1 needs it, and a request modifier may have set its own.
     private static let host = HTTPField.Name("Host")!
 
-    private static func append(_ name: String, _ value: String, to head: inout String) {
-        head += name
-        head += ": "
-        head += value
-        head += "\r\n"
+    private static func write(_ name: String, _ value: String, to buffer: inout ByteBuffer) {
+        buffer.writeString(name)
+        buffer.writeStaticString(": ")
+        buffer.writeString(value)
+        buffer.writeStaticString("\r\n")
     }
 
     /// Methods whose requests have a body by definition (POST, PUT, PATCH, …): ours is empty,

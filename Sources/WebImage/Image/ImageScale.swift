@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Scale factors written into image names, as SDWebImage's `SDImageScaleFactorForKey` reads them.
 public enum ImageScale {
     /// 2 or 3 when the key contains `@2x.`/`@3x.` (or, in a URL, the escaped `%402x.`), else 1;
@@ -11,6 +17,11 @@ public enum ImageScale {
     }
 
     private static func factor(in bytes: UnsafeBufferPointer<UInt8>, isURL: Bool) -> Double {
+        // Most keys have neither `@` nor `%`: two memchr calls answer them without the byte loop.
+        guard let base = bytes.baseAddress,
+              memchr(base, Int32(UInt8(ascii: "@")), bytes.count) != nil
+                || (isURL && memchr(base, Int32(UInt8(ascii: "%")), bytes.count) != nil)
+        else { return 1 }
         var sawThree = false
         for index in bytes.indices {
             let digit: Int

@@ -140,31 +140,21 @@ extension HTTP1ResponseParser {
 
 /// The fields servers send on most responses, matched by their bytes in any case.
 private enum KnownField {
-    private static let table: [(lowercased: [UInt8], name: HTTPField.Name, role: HTTP1ResponseParser.FieldRole)] = [
-        (Array("content-length".utf8), .contentLength, .contentLength),
-        (Array("content-type".utf8), .contentType, .other),
-        (Array("date".utf8), .date, .other),
-        (Array("server".utf8), .server, .other),
-        (Array("last-modified".utf8), .lastModified, .other),
-        (Array("etag".utf8), .eTag, .other),
-        (Array("connection".utf8), .connection, .connection),
-        (Array("accept-ranges".utf8), .acceptRanges, .other),
-        (Array("cache-control".utf8), .cacheControl, .other),
-        (Array("expires".utf8), .expires, .other),
-        (Array("transfer-encoding".utf8), .transferEncoding, .transferEncoding),
-        (Array("location".utf8), .location, .other),
-        (Array("set-cookie".utf8), .setCookie, .other),
-        (Array("age".utf8), .age, .other),
-        (Array("vary".utf8), .vary, .other),
-        (Array("content-encoding".utf8), .contentEncoding, .other),
+    private static let known: [(name: HTTPField.Name, role: HTTP1ResponseParser.FieldRole)] = [
+        (.contentLength, .contentLength), (.contentType, .other), (.date, .other), (.server, .other),
+        (.lastModified, .other), (.eTag, .other), (.connection, .connection), (.acceptRanges, .other),
+        (.cacheControl, .other), (.expires, .other), (.transferEncoding, .transferEncoding), (.location, .other),
+        (.setCookie, .other), (.age, .other), (.vary, .other), (.contentEncoding, .other),
     ]
+    /// `known`'s canonical names as bytes, apart: compared without copying (and retaining) a name.
+    private static let spellings = known.map { Array($0.name.canonicalName.utf8) }
 
     /// The known name `raw` spells (a token, so `| 0x20` lowercases its letters and leaves the
     /// known names' other bytes, `-`, as they are).
     static func match(_ raw: UnsafeBufferPointer<UInt8>) -> (HTTPField.Name, HTTP1ResponseParser.FieldRole)? {
         guard let first = raw.first.map({ $0 | 0x20 }) else { return nil }
-        for entry in table where entry.lowercased.count == raw.count && entry.lowercased[0] == first {
-            if zip(entry.lowercased, raw).allSatisfy({ $0 == $1 | 0x20 }) { return (entry.name, entry.role) }
+        for (index, spelling) in spellings.enumerated() where spelling.count == raw.count && spelling[0] == first {
+            if zip(spelling, raw).allSatisfy({ $0 == $1 | 0x20 }) { return known[index] }
         }
         return nil
     }

@@ -7,13 +7,19 @@ extension URL {
     func hasScheme(_ name: StaticString) -> Bool {
         var text = absoluteString
         return text.withUTF8 { bytes in
-            guard let length = Self.schemeLength(in: bytes), length == name.utf8CodeUnitCount else { return false }
-            return (0..<length).allSatisfy { bytes[$0] | 0x20 == name.utf8Start[$0] }
+            Self.schemeLength(in: bytes).map { ASCII.equalsIgnoringCase(bytes[..<$0], name) } ?? false
         }
     }
 
     /// Whether the URL's scheme is `http` or `https`, in any case.
-    var hasHTTPScheme: Bool { hasScheme("http") || hasScheme("https") }
+    var hasHTTPScheme: Bool {
+        var text = absoluteString
+        return text.withUTF8 { bytes in
+            Self.schemeLength(in: bytes).map {
+                ASCII.equalsIgnoringCase(bytes[..<$0], "http") || ASCII.equalsIgnoringCase(bytes[..<$0], "https")
+            } ?? false
+        }
+    }
 
     /// Whether the URL has a scheme at all (`scheme != nil`, without the `String`).
     var hasAnyScheme: Bool {

@@ -3,7 +3,7 @@ import NIOCore
 import Testing
 @testable import WebImage
 
-/// The bulk lanes read responses with their own parser (`HTTP1ResponseParser`): what it makes of
+/// The lean client reads responses with its own parser (`HTTP1ResponseParser`): what it makes of
 /// the bytes a server sends — split anywhere across reads — and what it refuses.
 @Suite("HTTP/1.1 response parser")
 struct HTTP1ResponseParserTests {
@@ -11,6 +11,7 @@ struct HTTP1ResponseParserTests {
     private struct Read: Equatable {
         var status: Int?
         var fields: [String: String] = [:]
+        var location: String?
         var keepAlive: Bool?
         var body = ""
         var ends = 0
@@ -34,8 +35,8 @@ struct HTTP1ResponseParserTests {
         for event in events {
             switch event {
             case .head(let head):
-                var read = Read(status: head.status, keepAlive: head.keepAlive)
-                for field in head.fields { read.fields[field.name.canonicalName] = field.value }
+                var read = Read(status: head.status, location: head.location, keepAlive: head.keepAlive)
+                for field in head.fields { read.fields[field.name.canonicalName, default: ""] += field.value }
                 reads.append(read)
             case .body(let buffer): reads[reads.count - 1].body += String(buffer: buffer)
             case .end: reads[reads.count - 1].ends += 1
@@ -131,7 +132,11 @@ struct HTTP1ResponseParserTests {
             ("HTTP/1.1 20 OK\r\n\r\n", .malformedStatusLine),
             ("HTTP/1.1 200OK\r\n\r\n", .malformedStatusLine),
             ("ICY 200 OK\r\n\r\n", .malformedStatusLine),
-            ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n", .unexpectedSwitchingProtocols),
+            ("HTTP/1.1 200 OK\r\nX: a\rb\r\n\r\n", .malformedField),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\r\n\r\n", .malformedField),
+            ("HTTP/1.1 200 O\rK\r\n\r\n", .malformedStatusLine),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\r\nhello\r\n", .malformedChunk),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\rb\r\n\r\n", .malformedField),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n", .malformedChunk),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n", .malformedChunk),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokX\r\n", .malformedChunk),
@@ -142,10 +147,29 @@ struct HTTP1ResponseParserTests {
         }
     }
 
+    @Test("a 101 nobody asked for: its head goes on (its status fails the load), no body, and the connection is not kept")
+    func switchingProtocols() throws {
+        let reads = try read("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n")
+        #expect(reads.map(\.status) == [101])
+        #expect(reads.first?.ends == 1)
+        #expect(reads.first?.keepAlive == false)
+    }
+
+    @Test("one Content-Length however often it is repeated; the first Location of two; a HEAD's answer without a length keeps the connection")
+    func repeatedFields() throws {
+        let reads = try read("HTTP/1.1 302 Found\r\nContent-Length: 2, 2\r\ncontent-length: 2\r\nLocation: /a\r\nLocation: /b\r\n\r\nok")
+        #expect(reads.first?.fields["content-length"] == "2")
+        #expect(reads.first?.location == "/a")
+        #expect(reads.first?.body == "ok")
+        #expect(try read("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n", requests: [true]).first?.keepAlive == true)
+    }
+
     @Test("a response to no request is refused")
     func unsolicited() {
         #expect(throws: HTTP1ResponseParser.ParseError.responseWithoutRequest) { try read(nginx, requests: []) }
         #expect(throws: HTTP1ResponseParser.ParseError.responseWithoutRequest) { try read(nginx + nginx) }
+        // Stray bytes after the answer are refused as they arrive, not left for the next request.
+        #expect(throws: HTTP1ResponseParser.ParseError.responseWithoutRequest) { try read(nginx + "x", step: 1) }
     }
 
     @Test("a head or trailer past 80 KiB is refused, arriving whole or a byte at a time is the same")

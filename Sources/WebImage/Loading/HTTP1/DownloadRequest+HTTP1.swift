@@ -18,8 +18,7 @@ extension DownloadRequest {
             buffer.writeString(query)
         }
         buffer.writeStaticString(" HTTP/1.1\r\n")
-        // The host as the URL holds it, encoded: what goes on the wire, without a decoded copy.
-        if !headerFields.contains(where: { $0.name == Self.host }), let host = url.host(percentEncoded: true) {
+        if !headerFields.contains(where: { $0.name == Self.host }), let host = url.host {
             buffer.writeStaticString("Host: ")
             // An IPv6 literal keeps its brackets.
             let bracketed = host.utf8.contains(UInt8(ascii: ":"))

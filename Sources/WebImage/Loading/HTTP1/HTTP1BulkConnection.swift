@@ -56,7 +56,8 @@ final class HTTP1BulkConnection: Sendable {
 
     private struct State {
         var channel: (any Channel)?
-        /// The current channel's reader: it hears of each request written.
+        /// The current channel's reader: it hears of each request written. Forgotten with the
+        /// channel (it holds this connection: kept, the two would keep each other).
         var reader: Reader?
         var routeKey: String?
         /// `scheme://authority/` of the URL the current channel was opened for.
@@ -143,7 +144,7 @@ final class HTTP1BulkConnection: Sendable {
     /// Closes the connection once the worker is done with it.
     func close() {
         let channel = state.withLock { state in
-            defer { state.channel = nil; state.generation += 1 }
+            defer { state.channel = nil; state.reader = nil; state.generation += 1 }
             return state.channel
         }
         channel?.close(promise: nil)
@@ -176,6 +177,7 @@ final class HTTP1BulkConnection: Sendable {
         let (stale, generation) = state.withLock { state in
             defer {
                 state.channel = nil
+                state.reader = nil
                 state.routeKey = route.key
                 state.originPrefix = Self.originPrefix(of: request.url)
                 state.generation += 1
@@ -273,8 +275,8 @@ final class HTTP1BulkConnection: Sendable {
             return (fetch.owner, fetch.request.url, fetch.responseModifier, fetch.cookieJar, fetch.redirects)
         }
         guard let (owner, url, modifier, jar, redirects) = fetch else { return }
-        if jar != nil { jar?.store(setCookieHeaders: head.fields[values: .setCookie], from: url) }
-        if let target = redirects.target(status: head.status, location: head.fields[.location], from: url) {
+        if let jar { jar.store(setCookieHeaders: head.fields[values: .setCookie], from: url) }
+        if let target = redirects.target(status: head.status, location: head.location, from: url) {
             return state.withLock { state in
                 if state.generation == generation, state.isCurrent(owner) { state.fetch!.redirect = (target, UInt(head.status)) }
             }
@@ -307,6 +309,7 @@ final class HTTP1BulkConnection: Sendable {
         let retry = state.withLock { state -> Bool in
             guard state.generation == generation else { return false }
             state.channel = nil
+            state.reader = nil
             state.routeKey = nil
             state.originPrefix = nil
             guard let fetch = state.fetch, fetch.failure == nil, fetch.onOpenConnection,
@@ -326,6 +329,7 @@ final class HTTP1BulkConnection: Sendable {
             guard state.generation == generation else { return nil }
             defer {
                 state.channel = nil
+                state.reader = nil
                 state.routeKey = nil
                 state.originPrefix = nil
                 state.generation += 1
@@ -420,7 +424,11 @@ private final class Reader: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let failure = parser.parse(unwrapInboundIn(data)) { connection.received($0, generation: generation) }
+        let buffer = unwrapInboundIn(data)
+        let (events, failure) = parser.run { parser, events throws(HTTP1ResponseParser.ParseError) in
+            try parser.parse(buffer, into: &events)
+        }
+        for event in events { connection.received(event, generation: generation) }
         if let failure { errorCaught(context: context, error: failure) }
     }
 
@@ -430,7 +438,14 @@ private final class Reader: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let failure = parser.finish { connection.received($0, generation: generation) }
+        let (events, failure) = parser.run { parser, events throws(HTTP1ResponseParser.ParseError) in
+            try parser.finish(into: &events)
+        }
+        // After a reset or an unclean TLS shutdown, a body that runs until the close may be cut
+        // short: the connection's error is the answer, not an end.
+        if error.withLock({ $0 }) == nil {
+            for event in events { connection.received(event, generation: generation) }
+        }
         if let failure { self.error.withLock { $0 = $0 ?? failure } }
         connection.closed(generation: generation, error: error.withLock { $0 })
     }

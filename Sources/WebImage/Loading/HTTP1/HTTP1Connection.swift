@@ -109,8 +109,15 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let failure = parser.parse(unwrapInboundIn(data), handing: received)
-        if let failure { errorCaught(context: context, error: failure) }
+        let buffer = unwrapInboundIn(data)
+        let (events, failure) = parser.run { parser, events throws(HTTP1ResponseParser.ParseError) in
+            try parser.parse(buffer, into: &events)
+        }
+        // Unreadable bytes after a complete response: the connection must not go back to the
+        // pool with that response's end, only to be closed under the next request.
+        if let failure { state.withLock { $0.isClosed = true; $0.error = $0.error ?? failure } }
+        events.forEach(received)
+        if failure != nil { context.close(promise: nil) }
     }
 
     private func received(_ part: HTTP1ResponseParser.Event) {
@@ -130,7 +137,12 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let failure = parser.finish(handing: received)
+        let (events, failure) = parser.run { parser, events throws(HTTP1ResponseParser.ParseError) in
+            try parser.finish(into: &events)
+        }
+        // After a reset or an unclean TLS shutdown, a body that runs until the close may be cut
+        // short: the connection's error is the answer, not an end.
+        if state.withLock({ $0.error }) == nil { events.forEach(received) }
         if let failure { state.withLock { $0.error = $0.error ?? failure } }
         let (exchange, error, reused) = state.withLock { state in
             state.isClosed = true

@@ -77,7 +77,7 @@ final class HTTP1Exchange: TransferTask {
             let (url, redirect) = state.withLock { state -> (URL, (target: URL, status: UInt)?) in
                 state.receivedHead = true
                 state.keepAlive = head.keepAlive
-                state.redirect = state.redirects.target(status: head.status, location: head.fields[.location], from: state.request.url)
+                state.redirect = state.redirects.target(status: head.status, location: head.location, from: state.request.url)
                     .map { ($0, UInt(head.status)) }
                 return (state.request.url, state.redirect)
             }

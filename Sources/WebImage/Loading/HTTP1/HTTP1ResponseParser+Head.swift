@@ -11,9 +11,9 @@ extension HTTP1ResponseParser {
     ///
     /// The fields a server sends on every response are recognised by their bytes and get
     /// HTTPTypes' own names (`.contentType`, …) without a `String` made, validated and lowercased
-    /// for the name; the three that frame the body are read as bytes too. Values go to
-    /// `HTTPField` as bytes, which replaces a control character in one with a space, as it
-    /// does for any value.
+    /// for the name; the three that frame the body are read as bytes too. `HTTPField` replaces a
+    /// control character in a value with a space, as it does for any value; a CR is refused
+    /// before that (RFC 9112 §2.2: it would hide a line break from us but not from others).
     static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> ParsedHead {
         var lines = Lines(bytes)
         guard let statusLine = lines.next() else { throw .malformedStatusLine }
@@ -29,15 +29,18 @@ extension HTTP1ResponseParser {
             case .contentLength:
                 let declared = try contentLength(value)
                 guard length == nil || length == declared else { throw .conflictingFraming }
+                // One field, one number: `5, 5` or a repeated field would read as no length later.
+                if length == nil { fields.append(HTTPField(name: .contentLength, value: String(declared))) }
                 length = declared
+                continue
             case .transferEncoding:
                 var last: Bool?
-                for token in Tokens(value) { last = token.equalsLowercased("chunked") }
+                for token in Tokens(value) { last = ASCII.equalsIgnoringCase(token, "chunked") }
                 chunkedLast = last ?? chunkedLast ?? false
             case .connection:
                 for token in Tokens(value) {
-                    close = close || token.equalsLowercased("close")
-                    keepAliveAsked = keepAliveAsked || token.equalsLowercased("keep-alive")
+                    close = close || ASCII.equalsIgnoringCase(token, "close")
+                    keepAliveAsked = keepAliveAsked || ASCII.equalsIgnoringCase(token, "keep-alive")
                 }
             case .other: break
             }
@@ -45,7 +48,6 @@ extension HTTP1ResponseParser {
             // path (a metadata lookup per value, ~1,000 instructions).
             fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
         }
-        var keepAlive = minor >= 1 ? !close : keepAliveAsked && !close
         let framing: Framing
         if let chunkedLast {
             guard length == nil else { throw .conflictingFraming }
@@ -56,16 +58,16 @@ extension HTTP1ResponseParser {
         } else {
             framing = .untilClose
         }
-        if case .untilClose = framing, !(status == 204 || status == 304 || (100..<200).contains(status)) { keepAlive = false }
+        let keepAlive = minor >= 1 ? !close : keepAliveAsked && !close
         return ParsedHead(head: Head(status: status, fields: fields, keepAlive: keepAlive), framing: framing)
     }
 
     /// `HTTP/1.x NNN reason`: the minor version and the status (the reason is not kept).
     private static func parseStatusLine(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) throws(ParseError) -> (Int, Int) {
         let prefix = "HTTP/1.".utf8
-        guard line.count >= 12, bytes[line.lowerBound..<line.lowerBound + 7].elementsEqual(prefix) else {
-            throw .malformedStatusLine
-        }
+        guard line.count >= 12, bytes[line.lowerBound..<line.lowerBound + 7].elementsEqual(prefix),
+              !bytes[line].contains(UInt8(ascii: "\r"))
+        else { throw .malformedStatusLine }
         let at = line.lowerBound
         guard let minor = digit(bytes[at + 7]), bytes[at + 8] == UInt8(ascii: " "),
               let hundreds = digit(bytes[at + 9]), hundreds >= 1, let tens = digit(bytes[at + 10]), let ones = digit(bytes[at + 11]),
@@ -85,7 +87,8 @@ extension HTTP1ResponseParser {
     ) throws(ParseError) -> (HTTPField.Name, FieldRole, UnsafeBufferPointer<UInt8>) {
         var colon = line.lowerBound
         while colon < line.upperBound, bytes[colon] != UInt8(ascii: ":") {
-            // A folded line (leading space) or a space before the colon fails here, as it must.
+            // A folded line (leading space) or a space before the colon fails here: NIO's llhttp
+            // refused both, and RFC 9112 §5.2 allows a client to reject obsolete folding.
             guard isTokenByte(bytes[colon]) else { throw .malformedField }
             colon += 1
         }
@@ -98,10 +101,9 @@ extension HTTP1ResponseParser {
             guard let made = HTTPField.Name(String(decoding: rawName, as: UTF8.self)) else { throw .malformedField }
             (name, role) = (made, .other)
         }
-        var start = colon + 1, end = line.upperBound
-        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
-        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
-        return (name, role, UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        let value = ASCII.trimmingSpacesAndTabs(bytes[(colon + 1)..<line.upperBound])
+        guard !value.contains(UInt8(ascii: "\r")) else { throw .malformedField }
+        return (name, role, value)
     }
 
     /// RFC 9110 `tchar`.
@@ -140,21 +142,17 @@ extension HTTP1ResponseParser {
 
 /// The fields servers send on most responses, matched by their bytes in any case.
 private enum KnownField {
-    private static let known: [(name: HTTPField.Name, role: HTTP1ResponseParser.FieldRole)] = [
-        (.contentLength, .contentLength), (.contentType, .other), (.date, .other), (.server, .other),
-        (.lastModified, .other), (.eTag, .other), (.connection, .connection), (.acceptRanges, .other),
-        (.cacheControl, .other), (.expires, .other), (.transferEncoding, .transferEncoding), (.location, .other),
-        (.setCookie, .other), (.age, .other), (.vary, .other), (.contentEncoding, .other),
+    private static let known: [(spelling: StaticString, name: HTTPField.Name, role: HTTP1ResponseParser.FieldRole)] = [
+        ("content-length", .contentLength, .contentLength), ("content-type", .contentType, .other), ("date", .date, .other),
+        ("server", .server, .other), ("last-modified", .lastModified, .other), ("etag", .eTag, .other),
+        ("connection", .connection, .connection), ("accept-ranges", .acceptRanges, .other), ("cache-control", .cacheControl, .other),
+        ("expires", .expires, .other), ("transfer-encoding", .transferEncoding, .transferEncoding), ("location", .location, .other),
+        ("set-cookie", .setCookie, .other), ("age", .age, .other), ("vary", .vary, .other), ("content-encoding", .contentEncoding, .other),
     ]
-    /// `known`'s canonical names as bytes, apart: compared without copying (and retaining) a name.
-    private static let spellings = known.map { Array($0.name.canonicalName.utf8) }
 
-    /// The known name `raw` spells (a token, so `| 0x20` lowercases its letters and leaves the
-    /// known names' other bytes, `-`, as they are).
     static func match(_ raw: UnsafeBufferPointer<UInt8>) -> (HTTPField.Name, HTTP1ResponseParser.FieldRole)? {
-        guard let first = raw.first.map({ $0 | 0x20 }) else { return nil }
-        for (index, spelling) in spellings.enumerated() where spelling.count == raw.count && spelling[0] == first {
-            if zip(spelling, raw).allSatisfy({ $0 == $1 | 0x20 }) { return known[index] }
+        for index in known.indices where ASCII.equalsIgnoringCase(raw[...], known[index].spelling) {
+            return (known[index].name, known[index].role)
         }
         return nil
     }
@@ -178,27 +176,15 @@ private struct Lines {
 
 /// The items of a comma-separated list, without the spaces and tabs around them.
 private struct Tokens: Sequence, IteratorProtocol {
-    private var rest: UnsafeBufferPointer<UInt8>.SubSequence
+    private var rest: Slice<UnsafeBufferPointer<UInt8>>
 
     init(_ value: UnsafeBufferPointer<UInt8>) { rest = value[...] }
 
-    mutating func next() -> UnsafeBufferPointer<UInt8>.SubSequence? {
+    mutating func next() -> UnsafeBufferPointer<UInt8>? {
         guard !rest.isEmpty else { return nil }
         let comma = rest.firstIndex(of: UInt8(ascii: ",")) ?? rest.endIndex
-        var token = rest[rest.startIndex..<comma]
+        let token = rest[rest.startIndex..<comma]
         rest = comma < rest.endIndex ? rest[(comma + 1)...] : rest[rest.endIndex...]
-        while let first = token.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { token = token.dropFirst() }
-        while let last = token.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { token = token.dropLast() }
-        return token
-    }
-}
-
-extension Slice where Base == UnsafeBufferPointer<UInt8> {
-    /// Whether these bytes spell `lowercased` in any case.
-    fileprivate func equalsLowercased(_ lowercased: StaticString) -> Bool {
-        count == lowercased.utf8CodeUnitCount
-            && zip(self, UnsafeBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)).allSatisfy {
-                $0 | 0x20 == $1
-            }
+        return ASCII.trimmingSpacesAndTabs(token)
     }
 }

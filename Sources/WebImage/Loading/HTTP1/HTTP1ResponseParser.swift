@@ -7,22 +7,28 @@ import HTTPTypes
 import NIOCore
 import Synchronization
 
-/// Reads HTTP/1.1 responses off a connection's bytes for the bulk lanes: the head straight into
-/// `HTTPFields`, the body as slices of the bytes read (no copy), framed by RFC 9112 §6.3.
+/// Reads HTTP/1.1 responses off a connection's bytes for the lean client (ordinary downloads and
+/// bulk lanes): the head straight into `HTTPFields`, the body as slices of the bytes read (no
+/// copy), framed by RFC 9112 §6.3.
 ///
-/// NIO's decoder builds `HTTPHeaders` of `String`s through llhttp's callbacks, and the lane then
-/// converted them to `HTTPFields`: together about a fifth of the lane's own instructions per image
-/// (BENCHMARKS.md, "Bulk download"). Hostile servers are the normal case, so it is strict where
-/// framing is at stake — a `Content-Length` beside `Transfer-Encoding`, two different lengths, a
-/// folded line, a bad chunk size: all errors — and bounded: a head (or trailer) of more than
-/// ``maximumHeadSize`` bytes is refused as NIO's decoder refuses it.
+/// NIO's decoder built `HTTPHeaders` of `String`s through llhttp's callbacks, converted to
+/// `HTTPFields` after: together about a tenth of a bulk prefetch's instructions per image
+/// (BENCHMARKS.md, "Bulk download"). Hostile servers are the normal case, so it is as strict as
+/// NIO's llhttp where framing is at stake — a `Content-Length` beside `Transfer-Encoding`, two
+/// lengths, a folded line, a bare CR, a bad chunk: all errors — and bounded: a head (or trailer
+/// section) of more than ``maximumHeadSize`` bytes is refused, and bytes of an incomplete line are
+/// searched once, not again with every read. A lone LF ends a line as CRLF does (RFC 9112 §2.2
+/// lets a recipient accept it).
 struct HTTP1ResponseParser {
-    /// A response head: what the lane checks before it wants the body.
+    /// A response head: what the client checks before it wants the body.
     struct Head: Sendable {
         var status: Int
         var fields: HTTPFields
         /// Whether the connection can carry the next request after this response.
         var keepAlive: Bool
+
+        /// The first `Location` field's value (a repeated field is not joined into one URL).
+        var location: String? { fields.first { $0.name == .location }?.value }
     }
 
     enum Event {
@@ -39,19 +45,17 @@ struct HTTP1ResponseParser {
         case invalidContentLength
         case conflictingFraming
         case malformedChunk
-        case unexpectedSwitchingProtocols
         case responseWithoutRequest
         case truncated
 
         var description: String {
             switch self {
             case .malformedStatusLine: "malformed status line"
-            case .malformedField: "malformed header field"
-            case .headTooLarge: "response head larger than \(HTTP1ResponseParser.maximumHeadSize) bytes"
+            case .malformedField: "malformed header or trailer field"
+            case .headTooLarge: "response head or trailers larger than \(HTTP1ResponseParser.maximumHeadSize) bytes"
             case .invalidContentLength: "invalid Content-Length"
             case .conflictingFraming: "conflicting Content-Length and Transfer-Encoding"
             case .malformedChunk: "malformed chunked body"
-            case .unexpectedSwitchingProtocols: "unrequested protocol switch (101)"
             case .responseWithoutRequest: "a response to no request"
             case .truncated: "the connection closed before the response was complete"
             }
@@ -76,8 +80,9 @@ struct HTTP1ResponseParser {
     }
 
     private var state = State.head
-    /// Bytes of a head, chunk line or trailer not yet complete, kept for the next read.
-    private var pending: ByteBuffer?
+    /// The unread bytes of a head, chunk line or trailer not yet complete, and how many of them
+    /// were searched for its end already.
+    private var pending: (bytes: ByteBuffer, searched: Int)?
     /// The requests written and not yet answered, oldest first: `true` for a `HEAD`.
     private var awaiting: [Bool] = []
 
@@ -90,20 +95,26 @@ struct HTTP1ResponseParser {
     /// for the next bytes.
     mutating func parse(_ incoming: ByteBuffer, into events: inout [Event]) throws(ParseError) {
         var buffer = incoming
-        if var kept = pending.take() {
-            kept.writeImmutableBuffer(incoming)
+        var searched = 0
+        if let (kept, done) = pending.take() {
             buffer = kept
+            buffer.writeImmutableBuffer(incoming)
+            searched = done
         }
         while buffer.readableBytes > 0 {
+            let before = buffer.readableBytes
             switch state {
             case .head:
-                // RFC 9112 §2.2: blank lines before a status line are read past.
+                // RFC 9112 §2.2: blank lines before a status line are read past; anything else
+                // with no request outstanding is refused at once, not left for the next request.
                 if let first = buffer.readableBytesView.first, first == UInt8(ascii: "\r") || first == UInt8(ascii: "\n") {
                     buffer.moveReaderIndex(forwardBy: 1)
+                    searched = 0
                     continue
                 }
-                guard let head = try readHead(&buffer) else { return keep(buffer) }
-                guard let framing = try start(head, into: &events) else { continue }
+                guard !awaiting.isEmpty else { throw .responseWithoutRequest }
+                guard let head = try readHead(&buffer, searched: searched) else { return keep(buffer) }
+                guard let framing = start(head, into: &events) else { break }
                 switch framing {
                 case .none, .length(0): events.append(.end)
                 case .length(let length): state = .fixed(remaining: length)
@@ -120,7 +131,8 @@ struct HTTP1ResponseParser {
                     state = .fixed(remaining: remaining - slice.readableBytes)
                 }
             case .chunkSize:
-                guard let line = try Self.readLine(&buffer, limit: 1024, error: .malformedChunk) else { return keep(buffer) }
+                guard let line = try Self.readLine(&buffer, searched: searched, limit: 1024, tooLong: .malformedChunk, malformed: .malformedChunk)
+                else { return keep(buffer) }
                 let size = try Self.chunkSize(line)
                 state = size == 0 ? .trailers(seen: 0) : .chunkData(remaining: size)
             case .chunkData(let remaining):
@@ -128,15 +140,15 @@ struct HTTP1ResponseParser {
                 events.append(.body(slice))
                 state = remaining == slice.readableBytes ? .chunkDataEnd : .chunkData(remaining: remaining - slice.readableBytes)
             case .chunkDataEnd:
-                guard let line = try Self.readLine(&buffer, limit: 2, error: .malformedChunk) else { return keep(buffer) }
+                guard let line = try Self.readLine(&buffer, searched: searched, limit: 2, tooLong: .malformedChunk, malformed: .malformedChunk)
+                else { return keep(buffer) }
                 guard line.isEmpty else { throw .malformedChunk }
                 state = .chunkSize
             case .trailers(let seen):
                 // Trailer fields are read past, not kept: nothing downstream asks for them.
-                let before = buffer.readableBytes
-                guard let line = try Self.readLine(&buffer, limit: Self.maximumHeadSize - seen, error: .headTooLarge) else {
-                    return keep(buffer)
-                }
+                guard let line = try Self.readLine(
+                    &buffer, searched: searched, limit: Self.maximumHeadSize - seen, tooLong: .headTooLarge, malformed: .malformedField)
+                else { return keep(buffer) }
                 if line.isEmpty {
                     events.append(.end)
                     state = .head
@@ -146,11 +158,14 @@ struct HTTP1ResponseParser {
             case .untilClose:
                 events.append(.body(buffer.readSlice(length: buffer.readableBytes)!))
             }
+            // Something was read: what is left starts a new search.
+            if buffer.readableBytes != before { searched = 0 }
         }
     }
 
     /// The connection closed: a body that runs until the close ends here; anything else half
-    /// read is ``ParseError/truncated``.
+    /// read is ``ParseError/truncated``. Only for a clean close: after a reset or an unclean TLS
+    /// shutdown, such a body may be cut short, and the connection's error is the answer.
     mutating func finish(into events: inout [Event]) throws(ParseError) {
         defer { state = .head }
         switch state {
@@ -160,28 +175,35 @@ struct HTTP1ResponseParser {
         }
     }
 
+    /// Keeps the unread bytes (not the storage's read ones: those would pile up with every read).
     private mutating func keep(_ buffer: ByteBuffer) {
-        pending = buffer
+        pending = (buffer.slice(), buffer.readableBytes)
     }
 
     // MARK: Head
 
-    /// Matches a complete head to the request it answers and hands it on; nil for an
-    /// informational (1xx) head, which is read past as AsyncHTTPClient does.
-    private mutating func start(_ parsed: ParsedHead, into events: inout [Event]) throws(ParseError) -> Framing? {
-        let status = parsed.head.status
-        if status == 101 { throw .unexpectedSwitchingProtocols }
-        if (100..<200).contains(status) { return nil }
-        guard !awaiting.isEmpty else { throw .responseWithoutRequest }
+    /// Matches a complete head to the request it answers and hands it on, with the framing its
+    /// body has; nil for an informational (1xx) head, which is read past as AsyncHTTPClient does.
+    private mutating func start(_ parsed: ParsedHead, into events: inout [Event]) -> Framing? {
+        var head = parsed.head
+        // 101: a protocol switch nobody asked for. Its head goes on (its status fails the load);
+        // what follows is not HTTP, so the connection goes too.
+        if (100..<200).contains(head.status), head.status != 101 { return nil }
         let isHEAD = awaiting.removeFirst()
-        events.append(.head(parsed.head))
-        return isHEAD || status == 204 || status == 304 ? Framing.none : parsed.framing
+        var framing = parsed.framing
+        if isHEAD || head.status == 204 || head.status == 304 { framing = .none }
+        if head.status == 101 { framing = .none; head.keepAlive = false }
+        if case .untilClose = framing { head.keepAlive = false }
+        events.append(.head(head))
+        return framing
     }
 
-    /// The head at the front of `buffer`, consumed; nil while its blank line has not arrived.
-    private func readHead(_ buffer: inout ByteBuffer) throws(ParseError) -> ParsedHead? {
+    /// The head at the front of `buffer`, consumed; nil while its blank line has not arrived
+    /// (`searched` bytes of it were searched before).
+    private func readHead(_ buffer: inout ByteBuffer, searched: Int) throws(ParseError) -> ParsedHead? {
         let result = buffer.withUnsafeReadableBytes { bytes -> Result<(ParsedHead, Int)?, ParseError> in
-            guard let end = Self.headEnd(in: bytes) else {
+            // The blank line's LF may follow an LF (and CR) found at the end of the last search.
+            guard let end = Self.headEnd(in: bytes, from: max(0, searched - 2)) else {
                 return bytes.count > Self.maximumHeadSize ? .failure(.headTooLarge) : .success(nil)
             }
             guard end <= Self.maximumHeadSize else { return .failure(.headTooLarge) }
@@ -194,8 +216,8 @@ struct HTTP1ResponseParser {
     }
 
     /// The length of the head at the front of `bytes` (through its blank line), or nil.
-    private static func headEnd(in bytes: UnsafeRawBufferPointer) -> Int? {
-        var from = 0
+    private static func headEnd(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var from = start
         while let lf = index(of: UInt8(ascii: "\n"), in: bytes, from: from) {
             if lf + 1 < bytes.count, bytes[lf + 1] == UInt8(ascii: "\n") { return lf + 2 }
             if lf + 2 < bytes.count, bytes[lf + 1] == UInt8(ascii: "\r"), bytes[lf + 2] == UInt8(ascii: "\n") { return lf + 3 }
@@ -237,46 +259,37 @@ struct HTTP1ResponseParser {
     }
 
     /// The line at the front of `buffer` without its line ending, consumed; nil while its end has
-    /// not arrived. A line longer than `limit` bytes is `error`. Copied: chunk lines and trailers
-    /// are short and rare.
-    private static func readLine(_ buffer: inout ByteBuffer, limit: Int, error: ParseError) throws(ParseError) -> [UInt8]? {
-        let view = buffer.readableBytesView
-        guard let lf = view.firstIndex(of: UInt8(ascii: "\n")) else {
-            if view.count > limit { throw error }
+    /// not arrived (`searched` bytes were searched before). A line longer than `limit` bytes is
+    /// `tooLong`, one with a CR inside `malformed`. Copied: chunk lines and trailers are short and rare.
+    private static func readLine(
+        _ buffer: inout ByteBuffer, searched: Int, limit: Int, tooLong: ParseError, malformed: ParseError
+    ) throws(ParseError) -> [UInt8]? {
+        let found = buffer.withUnsafeReadableBytes { index(of: UInt8(ascii: "\n"), in: $0, from: searched) }
+        guard let lf = found else {
+            if buffer.readableBytes > limit { throw tooLong }
             return nil
         }
-        let length = lf - view.startIndex
-        let end = length > 0 && view[lf - 1] == UInt8(ascii: "\r") ? length - 1 : length
-        guard end <= limit else { throw error }
-        let line = buffer.readBytes(length: end)!
-        buffer.moveReaderIndex(forwardBy: length + 1 - end)
+        var line = buffer.readBytes(length: lf)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        guard line.count <= limit else { throw tooLong }
+        guard !line.contains(UInt8(ascii: "\r")) else { throw malformed }
         return line
     }
 }
 
 extension Mutex where Value == HTTP1ResponseParser {
-    /// Parses `buffer` and hands each event to `handle` outside the lock: handling one may close
-    /// the channel, which reaches ``finish(handing:)`` at once. Returns the parse error, if any,
-    /// after the events before it.
-    func parse(_ buffer: ByteBuffer, handing handle: (HTTP1ResponseParser.Event) -> Void) -> HTTP1ResponseParser.ParseError? {
-        var events: [HTTP1ResponseParser.Event] = []
-        let failure = withLock { parser -> HTTP1ResponseParser.ParseError? in
-            do throws(HTTP1ResponseParser.ParseError) { try parser.parse(buffer, into: &events) } catch { return error }
-            return nil
+    /// Runs `step` (a parse, or the finish at a close) under the lock; returns the events it
+    /// completed and the error it threw, for the caller to hand on outside the lock — handling
+    /// an event may close the channel, which comes back to the parser at once.
+    func run(
+        _ step: (inout HTTP1ResponseParser, inout [HTTP1ResponseParser.Event]) throws(HTTP1ResponseParser.ParseError) -> Void
+    ) -> (events: [HTTP1ResponseParser.Event], failure: HTTP1ResponseParser.ParseError?) {
+        withLock { parser in
+            var events: [HTTP1ResponseParser.Event] = []
+            do throws(HTTP1ResponseParser.ParseError) { try step(&parser, &events) } catch { return (events, error) }
+            return (events, nil)
         }
-        events.forEach(handle)
-        return failure
-    }
-
-    /// The connection closed: as ``parse(_:handing:)``, for what the close completes.
-    func finish(handing handle: (HTTP1ResponseParser.Event) -> Void) -> HTTP1ResponseParser.ParseError? {
-        var events: [HTTP1ResponseParser.Event] = []
-        let failure = withLock { parser -> HTTP1ResponseParser.ParseError? in
-            do throws(HTTP1ResponseParser.ParseError) { try parser.finish(into: &events) } catch { return error }
-            return nil
-        }
-        events.forEach(handle)
-        return failure
     }
 
     /// See ``HTTP1ResponseParser/requestWritten(isHEAD:)``.

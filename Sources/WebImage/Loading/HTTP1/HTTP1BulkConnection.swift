@@ -186,8 +186,7 @@ final class HTTP1BulkConnection: Sendable {
         }
         stale?.close(promise: nil)
         let reader = Reader(connection: self, generation: generation)
-        transport.connect(route, tlsConfiguration: tlsConfiguration, handler: reader, on: eventLoop)
-            .whenComplete { [self] result in
+        transport.connect(route, tlsConfiguration: tlsConfiguration, handler: reader, on: eventLoop).whenComplete { [self] result in
             switch result {
             case .failure(let error):
                 if state.withLock({ $0.generation == generation }) { end(with: error) }
@@ -424,10 +423,7 @@ private final class Reader: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        let (events, failure) = parser.run { parser, events throws(HTTP1ResponseParser.ParseError) in
-            try parser.parse(buffer, into: &events)
-        }
+        let (events, failure) = parser.parse(unwrapInboundIn(data))
         for event in events { connection.received(event, generation: generation) }
         if let failure { errorCaught(context: context, error: failure) }
     }
@@ -438,14 +434,8 @@ private final class Reader: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let (events, failure) = parser.run { parser, events throws(HTTP1ResponseParser.ParseError) in
-            try parser.finish(into: &events)
-        }
-        // After a reset or an unclean TLS shutdown, a body that runs until the close may be cut
-        // short: the connection's error is the answer, not an end.
-        if error.withLock({ $0 }) == nil {
-            for event in events { connection.received(event, generation: generation) }
-        }
+        let (events, failure) = parser.close(failed: error.withLock { $0 } != nil)
+        for event in events { connection.received(event, generation: generation) }
         if let failure { self.error.withLock { $0 = $0 ?? failure } }
         connection.closed(generation: generation, error: error.withLock { $0 })
     }

@@ -109,10 +109,7 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        let (events, failure) = parser.run { parser, events throws(HTTP1ResponseParser.ParseError) in
-            try parser.parse(buffer, into: &events)
-        }
+        let (events, failure) = parser.parse(unwrapInboundIn(data))
         // Unreadable bytes after a complete response: the connection must not go back to the
         // pool with that response's end, only to be closed under the next request.
         if let failure { state.withLock { $0.isClosed = true; $0.error = $0.error ?? failure } }
@@ -137,12 +134,8 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let (events, failure) = parser.run { parser, events throws(HTTP1ResponseParser.ParseError) in
-            try parser.finish(into: &events)
-        }
-        // After a reset or an unclean TLS shutdown, a body that runs until the close may be cut
-        // short: the connection's error is the answer, not an end.
-        if state.withLock({ $0.error }) == nil { events.forEach(received) }
+        let (events, failure) = parser.close(failed: state.withLock { $0.error } != nil)
+        events.forEach(received)
         if let failure { state.withLock { $0.error = $0.error ?? failure } }
         let (exchange, error, reused) = state.withLock { state in
             state.isClosed = true

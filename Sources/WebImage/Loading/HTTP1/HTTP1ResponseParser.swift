@@ -279,10 +279,22 @@ struct HTTP1ResponseParser {
 }
 
 extension Mutex where Value == HTTP1ResponseParser {
-    /// Runs `step` (a parse, or the finish at a close) under the lock; returns the events it
-    /// completed and the error it threw, for the caller to hand on outside the lock — handling
-    /// an event may close the channel, which comes back to the parser at once.
-    func run(
+    /// Parses `buffer`: the events it completes and the error it ends with, for the caller to
+    /// hand on outside the lock — handling an event may close the channel, which comes back to
+    /// the parser at once.
+    func parse(_ buffer: ByteBuffer) -> (events: [HTTP1ResponseParser.Event], failure: HTTP1ResponseParser.ParseError?) {
+        run { parser, events throws(HTTP1ResponseParser.ParseError) in try parser.parse(buffer, into: &events) }
+    }
+
+    /// The connection closed: what the close completes, and the error it makes of a response
+    /// half read. No events when the connection `failed` (a reset, an unclean TLS shutdown): a
+    /// body that runs until the close may be cut short, and the connection's error is the answer.
+    func close(failed: Bool) -> (events: [HTTP1ResponseParser.Event], failure: HTTP1ResponseParser.ParseError?) {
+        let (events, failure) = run { parser, events throws(HTTP1ResponseParser.ParseError) in try parser.finish(into: &events) }
+        return (failed ? [] : events, failure)
+    }
+
+    private func run(
         _ step: (inout HTTP1ResponseParser, inout [HTTP1ResponseParser.Event]) throws(HTTP1ResponseParser.ParseError) -> Void
     ) -> (events: [HTTP1ResponseParser.Event], failure: HTTP1ResponseParser.ParseError?) {
         withLock { parser in

@@ -85,13 +85,7 @@ public struct DownloadResponse: Sendable, Hashable {
         _ value: String, upTo end: UInt8? = nil, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> T
     ) -> T {
         var value = value
-        return value.withUTF8 { all in
-            let bytes = all.prefix { $0 != end }
-            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-            let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
-            let stop = bytes[start...].lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
-            return body(bytes[start..<stop])
-        }
+        return value.withUTF8 { all in body(ASCII.trimmingSpacesAndTabs(all.prefix { $0 != end })[...]) }
     }
 
     /// `ETag`, `Last-Modified` and the expiry from `Cache-Control: max-age` (or `Expires`),

@@ -14,6 +14,8 @@ public enum CacheKeys {
     ///
     /// Like SD (which hashes `strlen(key.UTF8String)` bytes), the hash stops at the first NUL.
     public static func diskFileName(forKey key: String) -> String {
+        var key = key
+        if let name = key.withUTF8(plainDiskFileName(of:)) { return name }
         // Long keys (data: URLs) are not remembered: the memo would pin their bytes.
         guard key.utf8.count <= recentFileNameKeyLimit else { return computeDiskFileName(forKey: key) }
         if let name = recentFileNames.withLock({ $0[key] }) { return name }
@@ -25,6 +27,23 @@ public enum CacheKeys {
         return name
     }
 
+    /// The name of a key ``plainURLExtension(_:)`` reads (most image URLs), written in one pass
+    /// over its bytes: for these, hashing costs less than a memo's lookup and insert.
+    private static func plainDiskFileName(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let found = plainExtension(of: bytes) else { return nil }
+        let ext = found.count > maxFileExtensionLength ? found.endIndex..<found.endIndex : found
+        let hashed = UnsafeRawBufferPointer(bytes).firstIndex(of: 0) ?? bytes.count
+        let length = ext.isEmpty ? 32 : 33 + ext.count
+        return String(unsafeUninitializedCapacity: length) { out in
+            MD5.writeHexDigest(of: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[..<hashed]), to: out.baseAddress!)
+            if !ext.isEmpty {
+                out[32] = UInt8(ascii: ".")
+                _ = UnsafeMutableBufferPointer(rebasing: out[33...]).initialize(from: bytes[ext])
+            }
+            return length
+        }
+    }
+
     /// Names of recently used keys: the URL parse and MD5 behind a name cost more than the read of
     /// a 30 KB entry's bytes, and a cache asks for the same keys again and again. Bounded by
     /// emptying it when full — cheaper than LRU bookkeeping and still right for hot keys.
@@ -33,7 +52,11 @@ public enum CacheKeys {
     private static let recentFileNameKeyLimit = 1024
 
     private static func computeDiskFileName(forKey key: String) -> String {
-        let hash = MD5.hexDigest(key.utf8.prefix { $0 != 0 })
+        var key = key
+        let hash = key.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            return MD5.hexDigest(raw[..<(raw.firstIndex(of: 0) ?? raw.count)])
+        }
         guard let ext = pathExtension(forKey: key) else { return hash }
         return hash + "." + ext
     }
@@ -66,10 +89,13 @@ public enum CacheKeys {
     static func plainURLExtension(_ key: String) -> String? {
         // Over the bytes in place: Substring.UTF8View's generic index walks cost more than the scan.
         var key = key
-        return key.withUTF8(plainExtension(of:))
+        return key.withUTF8 { bytes in
+            plainExtension(of: bytes).map { String(decoding: bytes[$0], as: UTF8.self) }
+        }
     }
 
-    private static func plainExtension(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    /// Where ``plainURLExtension(_:)``'s answer lies in `bytes` (empty: no extension).
+    private static func plainExtension(of bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
         let rest: Slice<UnsafeBufferPointer<UInt8>>
         if bytes.starts(with: "http://".utf8) {
@@ -98,8 +124,8 @@ public enum CacheKeys {
         // A trailing slash: Foundation's rules decide, not this shortcut.
         guard previous != slash else { return nil }
         let name = path[path.index(after: path.lastIndex(of: slash)!)...]
-        guard let dotIndex = name.lastIndex(of: dot) else { return "" }
-        return String(decoding: name[name.index(after: dotIndex)...], as: UTF8.self)
+        guard let dotIndex = name.lastIndex(of: dot) else { return path.endIndex..<path.endIndex }
+        return (dotIndex + 1)..<path.endIndex
     }
 
     /// `name` without its extension: the name SDWebImage used before it added extensions

@@ -7,27 +7,35 @@ enum MD5 {
     typealias State = (UInt32, UInt32, UInt32, UInt32)
 
     /// The 16-byte digest of `bytes`.
-    static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        let state = hash(bytes)
-        return [state.0, state.1, state.2, state.3].flatMap { word in
-            (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * UInt32($0))) }
+    static func digest(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+        Array(bytes).withUnsafeBytes { withDigest(of: $0) { Array($0) } }
+    }
+
+    /// The digest as 32 lowercase hex digits (SD's `%02x` × 16).
+    static func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
+        Array(bytes).withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: 32) { out in
+                writeHexDigest(of: bytes, to: out.baseAddress!)
+                return 32
+            }
         }
     }
 
-    /// The digest as 32 lowercase hex digits (SD's `%02x` × 16), written without a byte array in
-    /// between: every disk cache store names its file this way.
-    static func hexDigest(_ bytes: some Collection<UInt8>) -> String {
-        let state = hash(bytes)
-        return String(unsafeUninitializedCapacity: 32) { out in
-            for (index, word) in [state.0, state.1, state.2, state.3].enumerated() {
-                for byte in 0..<4 {
-                    let value = UInt8(truncatingIfNeeded: word >> (8 * UInt32(byte)))
-                    out[index * 8 + byte * 2] = hexDigit(value >> 4)
-                    out[index * 8 + byte * 2 + 1] = hexDigit(value & 0x0f)
-                }
+    /// Writes the 32 hex digits of the digest of `bytes` at `out`: every disk cache store names
+    /// its file this way, so the name is written in place rather than put together from strings.
+    static func writeHexDigest(of bytes: UnsafeRawBufferPointer, to out: UnsafeMutablePointer<UInt8>) {
+        withDigest(of: bytes) { digest in
+            for (index, value) in digest.enumerated() {
+                out[2 * index] = hexDigit(value >> 4)
+                out[2 * index + 1] = hexDigit(value & 0x0f)
             }
-            return 32
         }
+    }
+
+    /// The digest is the final state's four words, each little-endian.
+    private static func withDigest<R>(of bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let state = hash(bytes)
+        return withUnsafeBytes(of: (state.0.littleEndian, state.1.littleEndian, state.2.littleEndian, state.3.littleEndian), body)
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -35,40 +43,29 @@ enum MD5 {
     }
 
     /// The final state after `bytes` and the padding: 0x80, zeros up to 56 mod 64, then the bit
-    /// length as a little-endian UInt64. Blocks are filled in place, two at most for the tail.
-    private static func hash(_ bytes: some Collection<UInt8>) -> State {
+    /// length as a little-endian UInt64. Whole blocks are read in place; the tail is padded in a
+    /// buffer of two blocks at most.
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> State {
         var state: State = (0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer in
-            let block = buffer.baseAddress!
-            var filled = 0
-            var length: UInt64 = 0
-            for byte in bytes {
-                block[filled] = byte
-                filled += 1
-                length &+= 1
-                if filled == 64 {
-                    compress(&state, block)
-                    filled = 0
-                }
-            }
-            block[filled] = 0x80
-            let end = filled < 56 ? 64 : 128
-            (block + filled + 1).initialize(repeating: 0, count: end - 8 - filled - 1)
-            let bitLength = length &* 8
-            for index in 0..<8 { block[end - 8 + index] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index))) }
-            compress(&state, block)
-            if end == 128 { compress(&state, block + 64) }
+        let whole = bytes.count / 64 * 64
+        var offset = 0
+        while offset < whole {
+            compress(&state, bytes.baseAddress! + offset)
+            offset += 64
+        }
+        withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { block in
+            let tail = bytes.count - whole
+            if tail > 0 { block.baseAddress!.copyMemory(from: bytes.baseAddress! + whole, byteCount: tail) }
+            block[tail] = 0x80
+            let end = tail < 56 ? 64 : 128
+            (block.baseAddress! + tail + 1).initializeMemory(as: UInt8.self, repeating: 0, count: end - 8 - tail - 1)
+            let bitLength = UInt64(bytes.count) &* 8
+            block.storeBytes(of: bitLength.littleEndian, toByteOffset: end - 8, as: UInt64.self)
+            compress(&state, UnsafeRawPointer(block.baseAddress!))
+            if end == 128 { compress(&state, UnsafeRawPointer(block.baseAddress! + 64)) }
         }
         return state
     }
-
-    /// Per-round left-rotation amounts (RFC 1321 §3.4).
-    private static let shifts: [UInt32] = [
-        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-        5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-        4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-        6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
-    ]
 
     /// floor(abs(sin(i + 1)) × 2^32), the RFC's table T, precomputed so no floating point is involved.
     private static let constants: [UInt32] = [
@@ -82,23 +79,42 @@ enum MD5 {
         0x6fa8_7e4f, 0xfe2c_e6e0, 0xa301_4314, 0x4e08_11a1, 0xf753_7e82, 0xbd3a_f235, 0x2ad7_d2bb, 0xeb86_d391,
     ]
 
-    /// One 64-byte block into the running state.
-    private static func compress(_ state: inout State, _ block: UnsafePointer<UInt8>) {
-        let words = UnsafeRawPointer(block)
+    /// One 64-byte block into the running state: the RFC's four rounds of sixteen steps, four
+    /// steps at a time so each step's rotation is a constant (its table repeats every four).
+    private static func compress(_ state: inout State, _ block: UnsafeRawPointer) {
+        @inline(__always) func word(_ index: Int) -> UInt32 {
+            UInt32(littleEndian: block.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+        }
+        @inline(__always) func step(_ a: UInt32, _ b: UInt32, _ f: UInt32, _ word: UInt32, _ constant: UInt32, _ shift: UInt32) -> UInt32 {
+            let sum = a &+ f &+ constant &+ word
+            return b &+ ((sum << shift) | (sum >> (32 &- shift)))
+        }
         var (a, b, c, d) = state
-        for i in 0..<64 {
-            let f: UInt32
-            let g: Int
-            switch i {
-            case 0..<16: f = (b & c) | (~b & d); g = i
-            case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) % 16
-            case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) % 16
-            default: f = c ^ (b | ~d); g = (7 * i) % 16
+        constants.withUnsafeBufferPointer { k in
+            for i in stride(from: 0, to: 16, by: 4) {
+                a = step(a, b, (b & c) | (~b & d), word(i), k[i], 7)
+                d = step(d, a, (a & b) | (~a & c), word(i + 1), k[i + 1], 12)
+                c = step(c, d, (d & a) | (~d & b), word(i + 2), k[i + 2], 17)
+                b = step(b, c, (c & d) | (~c & a), word(i + 3), k[i + 3], 22)
             }
-            let word = UInt32(littleEndian: words.loadUnaligned(fromByteOffset: g * 4, as: UInt32.self))
-            let sum = a &+ f &+ constants[i] &+ word
-            let rotated = (sum << shifts[i]) | (sum >> (32 - shifts[i]))
-            (a, b, c, d) = (d, b &+ rotated, b, c)
+            for i in stride(from: 16, to: 32, by: 4) {
+                a = step(a, b, (d & b) | (~d & c), word((5 * i + 1) & 15), k[i], 5)
+                d = step(d, a, (c & a) | (~c & b), word((5 * i + 6) & 15), k[i + 1], 9)
+                c = step(c, d, (b & d) | (~b & a), word((5 * i + 11) & 15), k[i + 2], 14)
+                b = step(b, c, (a & c) | (~a & d), word((5 * i + 16) & 15), k[i + 3], 20)
+            }
+            for i in stride(from: 32, to: 48, by: 4) {
+                a = step(a, b, b ^ c ^ d, word((3 * i + 5) & 15), k[i], 4)
+                d = step(d, a, a ^ b ^ c, word((3 * i + 8) & 15), k[i + 1], 11)
+                c = step(c, d, d ^ a ^ b, word((3 * i + 11) & 15), k[i + 2], 16)
+                b = step(b, c, c ^ d ^ a, word((3 * i + 14) & 15), k[i + 3], 23)
+            }
+            for i in stride(from: 48, to: 64, by: 4) {
+                a = step(a, b, c ^ (b | ~d), word((7 * i) & 15), k[i], 6)
+                d = step(d, a, b ^ (a | ~c), word((7 * i + 7) & 15), k[i + 1], 10)
+                c = step(c, d, a ^ (d | ~b), word((7 * i + 14) & 15), k[i + 2], 15)
+                b = step(b, c, d ^ (c | ~a), word((7 * i + 21) & 15), k[i + 3], 21)
+            }
         }
         state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
     }

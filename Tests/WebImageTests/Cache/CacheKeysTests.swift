@@ -77,6 +77,8 @@ struct CacheKeysTests {
     @Test func theHashStopsAtTheFirstNULLikeSD() {
         // SD hashes strlen(key.UTF8String) bytes.
         #expect(CacheKeys.diskFileName(forKey: "a\0b") == hash("a"))
+        #expect(CacheKeys.diskFileName(forKey: "https://a/b.png?x\0y") == hash("https://a/b.png?x") + ".png",
+                "a plain URL too (its name is written without the memo)")
     }
 
     @Test func theExtensionLessNameIsTheHash() {
@@ -101,6 +103,7 @@ struct CacheKeysTests {
                         taken += 1
                         let foundation = URL(string: key)?.pathExtension ?? (key as NSString).pathExtension
                         #expect(shortcut == foundation, "\(key)")
+                        #expect(CacheKeys.diskFileName(forKey: key) == hash(key) + (shortcut.isEmpty ? "" : "." + shortcut), "\(key)")
                     }
                 }
             }

@@ -8,7 +8,8 @@ public final class ImageLoadersManager: ImageLoader {
     /// (`shared.addLoader(FileLoader())`), so a URL from a stranger cannot read the machine's files.
     public static let shared = ImageLoadersManager()
 
-    private let loaders: Mutex<[any ImageLoader]>
+    /// Each loader with its bulk side, cast when added rather than on every load.
+    private let loaders: Mutex<[(loader: any ImageLoader, bulk: (any BulkLoadExecuting)?)]>
 
     /// A manager with the built-in loaders safe for any URL: ``ImageDownloader/shared`` for
     /// `http(s)` and ``DataURLLoader``. Add a ``FileLoader`` to read local files.
@@ -17,25 +18,34 @@ public final class ImageLoadersManager: ImageLoader {
     }
 
     public init(loaders: [any ImageLoader]) {
-        self.loaders = Mutex(loaders)
+        self.loaders = Mutex(loaders.map(Self.entry))
     }
 
     /// The loaders in priority order, lowest first.
-    public var allLoaders: [any ImageLoader] { loaders.withLock { $0 } }
+    public var allLoaders: [any ImageLoader] { loaders.withLock { $0.map(\.loader) } }
 
     /// Adds `loader` with the highest priority.
     public func addLoader(_ loader: any ImageLoader) {
-        loaders.withLock { $0.append(loader) }
+        let entry = Self.entry(loader)
+        loaders.withLock { $0.append(entry) }
     }
 
     /// Removes every loader of `loader`'s type.
     public func removeLoader(_ loader: any ImageLoader) {
         let type = ObjectIdentifier(Swift.type(of: loader))
-        loaders.withLock { $0.removeAll { ObjectIdentifier(Swift.type(of: $0)) == type } }
+        loaders.withLock { $0.removeAll { ObjectIdentifier(Swift.type(of: $0.loader)) == type } }
+    }
+
+    private static func entry(_ loader: any ImageLoader) -> (loader: any ImageLoader, bulk: (any BulkLoadExecuting)?) {
+        (loader, loader as? any BulkLoadExecuting)
     }
 
     private func loader(for url: URL) -> (any ImageLoader)? {
-        allLoaders.reversed().first { $0.canRequestImage(for: url) }
+        entry(for: url)?.loader
+    }
+
+    private func entry(for url: URL) -> (loader: any ImageLoader, bulk: (any BulkLoadExecuting)?)? {
+        loaders.withLock { $0 }.reversed().first { $0.loader.canRequestImage(for: url) }
     }
 
     public func canRequestImage(for url: URL) -> Bool {
@@ -61,11 +71,11 @@ public final class ImageLoadersManager: ImageLoader {
 extension ImageLoadersManager: BulkLoadExecuting {
     /// The first (from the highest priority) loader's that has one.
     var bulkDownloader: ImageDownloader? {
-        allLoaders.reversed().lazy.compactMap { ($0 as? any BulkLoadExecuting)?.bulkDownloader }.first
+        loaders.withLock { $0 }.reversed().lazy.compactMap { $0.bulk?.bulkDownloader }.first
     }
 
     func bulkDownloader(for url: URL) -> ImageDownloader? {
-        (loader(for: url) as? any BulkLoadExecuting)?.bulkDownloader(for: url)
+        entry(for: url)?.bulk?.bulkDownloader(for: url)
     }
 }
 

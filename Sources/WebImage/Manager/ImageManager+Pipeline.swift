@@ -106,7 +106,7 @@ extension ImageManager {
         // A bulk worker's load takes its lane when the loader — the manager's, for which the
         // prefetcher made the lane — would send it to the lane's downloader.
         if let lane, request.context.imageLoader == nil,
-           (imageLoader as? any BulkLoadExecuting)?.bulkDownloader(for: request.url) === lane.downloader,
+           bulkLoading?.bulkDownloader(for: request.url) === lane.downloader,
            let result = await lane.downloader.bulkLoad(request.url, options: options, context: context, on: lane.connection) {
             loaded = try result.get()
         } else {

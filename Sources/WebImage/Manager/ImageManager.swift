@@ -42,6 +42,9 @@ public final class ImageManager: Sendable {
     private let plainKeys = Atomic<Bool>(true)
     /// ``imageCache`` when it is an ``ImageCache``, whose memory tier the fast path reads directly.
     private let memoryCache: ImageCache?
+    /// ``imageLoader`` when it can send loads down a bulk lane: cast once, not per load (a cast
+    /// to a protocol looks the conformance up each time).
+    let bulkLoading: (any BulkLoadExecuting)?
     private let running = Mutex<[ObjectIdentifier: CombinedOperation]>([:])
     /// Long-way loads in progress, shared by callers asking for the same image at once.
     let sharedLoads = SharedLoads()
@@ -53,6 +56,7 @@ public final class ImageManager: Sendable {
         imageCache = cache
         memoryCache = cache as? ImageCache
         imageLoader = loader
+        bulkLoading = loader as? any BulkLoadExecuting
         self.instrumentation = instrumentation
     }
 

@@ -112,7 +112,7 @@ public final class ImagePrefetcher: Sendable {
         var workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
         // On the lean client's event loops when the loader has them (a load then resumes where its
         // response arrived), spread round-robin; elsewhere on the cooperative pool.
-        let bulk = manager.imageLoader as? any BulkLoadExecuting
+        let bulk = manager.bulkLoading
         let executors = bulk?.bulkExecutors ?? []
         // Each worker then has a connection of its own (``BulkLane``); more of them than the
         // downloader's slots would only wait in its queue.

@@ -11,7 +11,7 @@ struct BulkLane: Sendable {
 }
 
 /// A loader whose bulk work runs best on executors of its own (the lean client's event loops).
-protocol BulkLoadExecuting {
+protocol BulkLoadExecuting: Sendable {
     /// The downloader on the lean client that this loader sends `http(s)` loads to, if any.
     var bulkDownloader: ImageDownloader? { get }
     /// The lean-client downloader this loader sends `url` to, if it sends it to one.

@@ -17,30 +17,31 @@ enum URLList {
     }
 
     static func parse(_ text: String) -> [URL] {
-        // An ASCII list (any list of plain URLs) is split and trimmed on its bytes: by Character
-        // (grapheme breaking) and with Foundation's trimming, each cost more per URL than the rest
-        // of reading the list.
-        let isASCII = text.utf8.allSatisfy { $0 < 0x80 }
-        return lines(of: text, isASCII: isASCII).compactMap { line in
-            let trimmed = isASCII ? trimmingSpacesAndTabs(line) : Substring(line.trimmingCharacters(in: .whitespaces))
-            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
-            return CLIPipeline.url(from: String(trimmed))
+        var text = text
+        if let urls = text.withUTF8(parseASCII) { return urls }
+        return text.split(whereSeparator: \.isNewline).compactMap { line in
+            url(fromLine: line.trimmingCharacters(in: .whitespaces))
         }
     }
 
-    private static func lines(of text: String, isASCII: Bool) -> [Substring] {
-        guard isASCII else { return text.split(whereSeparator: \.isNewline) }
-        // The ASCII newlines Character.isNewline knows: LF, VT, FF, CR.
-        return text.utf8.split { (0x0A...0x0D).contains($0) }.map { Substring($0) }
-    }
-
-    /// `line` without the spaces and tabs around it (the ASCII part of `CharacterSet.whitespaces`).
-    private static func trimmingSpacesAndTabs(_ line: Substring) -> Substring {
+    /// An ASCII list (any list of plain URLs), split and trimmed on its bytes in place: by
+    /// Character (grapheme breaking) and with Foundation's trimming, each cost more per URL than
+    /// the rest of reading the list. `nil` when the text is not all ASCII.
+    private static func parseASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> [URL]? {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
         let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        let bytes = line.utf8
-        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
-            return ""
+        // The ASCII newlines Character.isNewline knows: LF, VT, FF, CR.
+        return bytes.split { (0x0A...0x0D).contains($0) }.compactMap { line in
+            guard let first = line.firstIndex(where: { !isBlank($0) }), let last = line.lastIndex(where: { !isBlank($0) }) else {
+                return nil
+            }
+            return url(fromLine: String(decoding: line[first...last], as: UTF8.self))
         }
-        return Substring(bytes[first...last])
+    }
+
+    /// The URL on a trimmed line; `nil` for a blank line or a `#` comment.
+    private static func url(fromLine line: String) -> URL? {
+        guard !line.isEmpty, !line.hasPrefix("#") else { return nil }
+        return CLIPipeline.url(from: line)
     }
 }

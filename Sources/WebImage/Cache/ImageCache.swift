@@ -297,7 +297,7 @@ public final class ImageCache: ImageCaching {
         }
     }
 
-    private func writeToDisk(_ image: Image?, data: Data?, forKey key: String, validators: HTTPValidators?) async throws {
+    nonisolated(nonsending) private func writeToDisk(_ image: Image?, data: Data?, forKey key: String, validators: HTTPValidators?) async throws {
         if let data, !diskCache.config.synchronizesWrites {
             // The caller waits for the write anyway, and writing an image into the page cache
             // costs less than the two thread wake-ups of a hop to the disk queue and back (a bulk

@@ -114,7 +114,7 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
 
     /// Waits for a slot in `queue`; `false` when stopped first. The caller gives the slot back
     /// with `queue.remove(self)` either way.
-    func takeSlot(in queue: DownloadQueue, priority: DownloadPriority) async -> Bool {
+    nonisolated(nonsending) func takeSlot(in queue: DownloadQueue, priority: DownloadPriority) async -> Bool {
         if isStopped { return false }
         queue.enqueue(self, priority: priority)
         // A free slot starts it within `enqueue`: no suspension.

@@ -22,7 +22,7 @@ extension ImageDownloader: BulkLoadExecuting {
     /// Loads `url` on `connection` once the queue gives it a slot; `nil` when it must go the
     /// ordinary way: a download of it is already in flight (to join), or the options want
     /// something only an operation does.
-    func bulkLoad(
+    nonisolated(nonsending) func bulkLoad(
         _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, on connection: HTTP1BulkConnection
     ) async -> Result<ImageLoaderResult, WebImageError>? {
         guard HTTP1Transport.handles(url), options.isDisjoint(with: [.allowInvalidSSLCertificates, .progressiveLoad]) else { return nil }
@@ -51,7 +51,7 @@ extension ImageDownloader: BulkLoadExecuting {
 
     /// Waits for a queue slot, fetches down the lane (following redirects), then runs the
     /// completion an operation would run, emitting the same events.
-    private func load(
+    nonisolated(nonsending) private func load(
         _ request: DownloadRequest, url: URL, options: DownloaderOptions, context: ImageLoaderContext, share: BulkShare,
         on connection: HTTP1BulkConnection
     ) async -> (Result<ImageLoaderResult, WebImageError>, DownloadResponse?) {
@@ -116,7 +116,7 @@ extension ImageDownloader: BulkLoadExecuting {
     }
 
     /// The operation's completion: a structure check here on the loop, a decode off it.
-    private func complete(
+    nonisolated(nonsending) private func complete(
         _ output: Result<TransferOutput, WebImageError>, url: URL, options: DownloaderOptions, context: ImageLoaderContext,
         metrics: DownloadMetrics
     ) async -> Result<ImageLoaderResult, WebImageError> {

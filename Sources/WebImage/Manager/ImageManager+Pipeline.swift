@@ -98,7 +98,7 @@ extension ImageManager {
     }
 
     /// The loader's answer; a success under ``WebImageOptions/retryFailed`` takes the URL off the blocklist.
-    func callLoader(
+    nonisolated(nonsending) func callLoader(
         _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?, lane: BulkLane? = nil
     ) async throws(WebImageError) -> ImageLoaderResult {
         let options = request.options.downloaderOptions
@@ -182,7 +182,7 @@ extension ImageManager {
     /// Stores in the cache. The memory tier of an ``ImageCache`` is filled before this returns
     /// either way, so the answer is a memory hit for the next load at once; the disk write is
     /// awaited only with `wait` (``WebImageOptions/waitStoreCache``).
-    func store(
+    nonisolated(nonsending) func store(
         _ image: Image?, data: Data?, key: String, in target: any ImageCaching, cacheType: ImageCacheType,
         validators: HTTPValidators?, wait: Bool
     ) async {

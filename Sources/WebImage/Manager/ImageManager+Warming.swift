@@ -12,7 +12,7 @@ extension ImageManager {
     /// Makes sure the cache a load of `url` would use holds its image; throws what the load would.
     /// Cancelling the calling task cancels it with ``WebImageError/cancelled``.
     /// A bulk worker's `lane` carries the download when the loader would send it to the lane's downloader.
-    func warmCache(for url: URL, options: WebImageOptions, context: WebImageContext, lane: BulkLane? = nil) async throws(WebImageError) {
+    nonisolated(nonsending) func warmCache(for url: URL, options: WebImageOptions, context: WebImageContext, lane: BulkLane? = nil) async throws(WebImageError) {
         switch begin(url, options: options, context: context) {
         case .answered:
             return
@@ -26,7 +26,7 @@ extension ImageManager {
     }
 
     /// The long way's steps for such a load, minus the image it would answer with.
-    private func storeLoadedBytes(
+    nonisolated(nonsending) private func storeLoadedBytes(
         _ request: LoadRequest, key: String, in cache: ImageCache, lane: BulkLane?
     ) async throws(WebImageError) {
         instrumentation.loadStarted(request.url)

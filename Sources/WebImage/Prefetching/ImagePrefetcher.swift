@@ -139,7 +139,7 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// One worker: takes the next list position until the list is done or the prefetch cancelled.
-    private func work(
+    nonisolated(nonsending) private func work(
         _ token: PrefetchToken, next: NextIndex, repeats: PrefetchRepeats, settings: Settings, lane: BulkLane?
     ) async {
         let urls = token.urls
@@ -162,7 +162,7 @@ public final class ImagePrefetcher: Sendable {
 
     /// One load in the window: `true` loaded, `false` failed, `nil` cancelled with the prefetch
     /// (neither finished nor skipped).
-    private func load(_ url: URL, settings: Settings, limit: Int, lane: BulkLane?) async -> Bool? {
+    nonisolated(nonsending) private func load(_ url: URL, settings: Settings, limit: Int, lane: BulkLane?) async -> Bool? {
         guard await window.enter(limit: limit) else { return nil }
         defer { window.leave(limit: limit) }
         do {

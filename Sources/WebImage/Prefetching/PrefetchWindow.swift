@@ -24,7 +24,7 @@ final class PrefetchWindow: Sendable {
     private let state = Mutex(State())
 
     /// Waits for a place; `false` when the task was cancelled while waiting (no place taken).
-    func enter(limit: Int) async -> Bool {
+    nonisolated(nonsending) func enter(limit: Int) async -> Bool {
         // A free place is taken without suspending: one prefetch call never has more workers
         // than places, so this is every load of it (a suspension is a hop through the executor).
         let id = state.withLock { state -> UInt64? in

@@ -96,7 +96,7 @@ final class HTTP1BulkConnection: Sendable {
     /// with `HTTPClientError.cancelled`, and so does a `stopped` that says so as it starts (a stop
     /// asked for just before the fetch existed). Everything that moves a fetch along — starting,
     /// connecting, reading, cancelling, the timer — runs on the connection's event loop, in order.
-    func fetch(
+    nonisolated(nonsending) func fetch(
         _ request: DownloadRequest, owner: AnyObject, responseModifier: (any DownloadResponseModifying)?, cookieJar: CookieJar?,
         redirects: RedirectChain, stopped: @escaping @Sendable () -> Bool
     ) async -> Outcome {

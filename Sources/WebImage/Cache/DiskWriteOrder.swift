@@ -42,7 +42,8 @@ struct DiskWriteOrder {
     mutating func end(_ ticket: UInt64, for key: String) -> [Waiter] {
         guard latest[key] == ticket else { return [] }
         latest[key] = nil
-        return waiters.removeValue(forKey: key) ?? []
+        // Most keys never have a waiter: no second hash of the key for an empty table.
+        return waiters.isEmpty ? [] : waiters.removeValue(forKey: key) ?? []
     }
 
     /// Whether no write of `key` is in flight.

@@ -18,13 +18,19 @@ final class PrefetchRepeats: Sendable {
     private let outcomes = Mutex<[Int: Outcome]>([:])
 
     init(_ urls: [URL]) {
-        var first: [URL: Int] = [:]
+        // Keyed by the absolute string, the cache key's basis; one probe per URL: the slot gets
+        // this position unless an earlier one holds it.
+        var first: [String: Int] = [:]
+        first.reserveCapacity(urls.count)
         var repeats: [Int: Int] = [:]
         for (index, url) in urls.enumerated() {
-            if let earlier = first[url] { repeats[index] = earlier } else { first[url] = index }
+            let earlier = Self.claim(&first[url.absoluteString, default: index])
+            if earlier != index { repeats[index] = earlier }
         }
         firstIndex = repeats
     }
+
+    private static func claim(_ slot: inout Int) -> Int { slot }
 
     /// Whether the URL at `index` repeats an earlier position.
     func isRepeat(_ index: Int) -> Bool { firstIndex[index] != nil }

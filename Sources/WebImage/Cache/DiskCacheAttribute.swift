@@ -30,20 +30,25 @@ enum DiskCacheAttribute {
     static func encode(validators: HTTPValidators?, extendedData: Data?) -> Data {
         // Built as an array and made Data once: appending to Data record by record was a visible
         // share of a bulk prefetch's store.
-        var out: [UInt8] = [version]
+        var out: [UInt8] = []
         out.reserveCapacity(64 + (extendedData?.count ?? 0))
-        func record(_ tag: Tag, _ bytes: some Collection<UInt8>) {
+        out.append(version)
+        func record(_ tag: Tag, _ bytes: UnsafeRawBufferPointer) {
             out.append(tag.rawValue)
             let count = UInt32(bytes.count)
             for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: count >> shift)) }
             out.append(contentsOf: bytes)
         }
-        if let etag = validators?.etag { record(.etag, etag.utf8) }
-        if let lastModified = validators?.lastModified { record(.lastModified, lastModified.utf8) }
+        func record(_ tag: Tag, _ string: String) {
+            var string = string
+            string.withUTF8 { record(tag, UnsafeRawBufferPointer($0)) }
+        }
+        if let etag = validators?.etag { record(.etag, etag) }
+        if let lastModified = validators?.lastModified { record(.lastModified, lastModified) }
         if let date = validators?.expirationDate {
             withUnsafeBytes(of: date.timeIntervalSince1970.bitPattern.littleEndian) { record(.expirationDate, $0) }
         }
-        if let extendedData { record(.extendedData, extendedData) }
+        if let extendedData { extendedData.withUnsafeBytes { record(.extendedData, $0) } }
         return Data(out)
     }
 

@@ -10,8 +10,7 @@ import Synchronization
 /// queue's limit, priorities and suspension hold for bulk work too.
 final class BulkShare: SharedDownload, DownloadQueueItem {
     private struct State {
-        var joined: [(id: UInt64, callbacks: LoadCallbacks)] = []
-        var nextID: UInt64 = 0
+        var joined = DownloadCallers()
         var prefetchLeft = false
         var isStopped = false
         var isEnded = false
@@ -35,10 +34,7 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
     func add(_ callbacks: LoadCallbacks) -> DownloadToken? {
         state.withLock { state in
             guard !state.isEnded, !state.isStopped else { return nil }
-            let id = state.nextID
-            state.nextID += 1
-            state.joined.append((id, callbacks))
-            return DownloadToken(url: url, id: id, operation: self, callbacks: callbacks)
+            return DownloadToken(url: url, id: state.joined.add(callbacks), operation: self, callbacks: callbacks)
         }
     }
 
@@ -56,8 +52,7 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
 
     func cancel(tokenID: UInt64) {
         let (removed, stops) = state.withLock { state -> (LoadCallbacks?, Bool) in
-            guard let index = state.joined.firstIndex(where: { $0.id == tokenID }) else { return (nil, false) }
-            let removed = state.joined.remove(at: index).callbacks
+            guard let removed = state.joined.remove(tokenID) else { return (nil, false) }
             return (removed, state.joined.isEmpty && state.prefetchLeft && !state.isEnded)
         }
         removed?.cancel()
@@ -75,11 +70,10 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
         let joined = state.withLock { state in
             state.isEnded = true
             state.response = response
-            defer { state.joined = [] }
-            return state.joined.map(\.callbacks)
+            return state.joined.removeAll()
         }
         for caller in joined {
-            if caller.resumesTask, !caller.wantsProgress {
+            if caller.isAnsweredInPlace {
                 caller.complete(result)
             } else {
                 DispatchQueue.global(qos: .utility).async { caller.complete(result) }
@@ -92,8 +86,7 @@ final class BulkShare: SharedDownload, DownloadQueueItem {
     func cancelAll() {
         let joined = state.withLock { state -> [LoadCallbacks]? in
             guard !state.isEnded else { return nil }
-            defer { state.joined = [] }
-            return state.joined.map(\.callbacks)
+            return state.joined.removeAll()
         }
         guard let joined else { return }
         joined.forEach { $0.cancel() }

@@ -35,8 +35,7 @@ final class DownloadOperation: DownloadQueueItem {
 
     private struct State {
         var phase = Phase.waiting
-        var callers: [(id: UInt64, callbacks: LoadCallbacks)] = []
-        var nextID: UInt64 = 0
+        var callers = DownloadCallers()
         var task: (any TransferTask)?
         var response: DownloadResponse?
         var startedAt: ContinuousClock.Instant?
@@ -71,10 +70,7 @@ final class DownloadOperation: DownloadQueueItem {
     func add(_ callbacks: LoadCallbacks) -> DownloadToken? {
         state.withLock { state in
             guard state.phase != .done else { return nil }
-            let id = state.nextID
-            state.nextID += 1
-            state.callers.append((id, callbacks))
-            return DownloadToken(url: url, id: id, operation: self, callbacks: callbacks)
+            return DownloadToken(url: url, id: state.callers.add(callbacks), operation: self, callbacks: callbacks)
         }
     }
 
@@ -92,8 +88,7 @@ final class DownloadOperation: DownloadQueueItem {
     /// one stops the request.
     func cancel(tokenID: UInt64) {
         let (removed, stopsOperation, task) = state.withLock { state -> (LoadCallbacks?, Bool, (any TransferTask)?) in
-            guard let index = state.callers.firstIndex(where: { $0.id == tokenID }) else { return (nil, false, nil) }
-            let removed = state.callers.remove(at: index).callbacks
+            guard let removed = state.callers.remove(tokenID) else { return (nil, false, nil) }
             guard state.callers.isEmpty, state.phase == .waiting || state.phase == .running else { return (removed, false, nil) }
             state.phase = .done
             return (removed, true, state.task)
@@ -110,8 +105,7 @@ final class DownloadOperation: DownloadQueueItem {
     /// operation before finishing any, so a freed slot never starts one about to be cancelled.
     func prepareCancelAll() -> @Sendable () -> Void {
         let (callers, task, wasActive) = state.withLock { state in
-            let callers = state.callers.map(\.callbacks)
-            state.callers = []
+            let callers = state.callers.removeAll()
             let wasActive = state.phase == .waiting || state.phase == .running
             if wasActive { state.phase = .done }
             return (callers, state.task, wasActive)
@@ -198,11 +192,11 @@ final class DownloadOperation: DownloadQueueItem {
         // caller joining after this check misses this report, as it would once the hop had run.
         guard wantsProgress else { return }
         delivery.async { [self] in
-            for caller in state.withLock({ $0.callers }) { caller.callbacks.deliverProgress(progress) }
+            for caller in state.withLock({ $0.callers.all }) { caller.deliverProgress(progress) }
         }
     }
 
-    var wantsProgress: Bool { state.withLock { $0.callers.contains { $0.callbacks.wantsProgress } } }
+    var wantsProgress: Bool { state.withLock { $0.callers.wantProgress } }
 
     /// The transfer ended: decodes on ``ImageWorkQueue/decoding`` (a quick check right here),
     /// frees the queue slot, then answers. The slot is held through the decode, so downloads that
@@ -245,12 +239,7 @@ final class DownloadOperation: DownloadQueueItem {
     /// so a cancel meanwhile still answers them itself).
     private func deliver(_ result: Result<ImageLoaderResult, WebImageError>, metrics: DownloadMetrics?) {
         let (direct, othersWait) = state.withLock { state in
-            var direct: [LoadCallbacks] = []
-            state.callers.removeAll { caller in
-                guard caller.callbacks.resumesTask, !caller.callbacks.wantsProgress else { return false }
-                direct.append(caller.callbacks)
-                return true
-            }
+            let direct = state.callers.removeAnsweredInPlace()
             if state.callers.isEmpty { state.phase = .done }
             return (direct, !state.callers.isEmpty)
         }
@@ -259,8 +248,7 @@ final class DownloadOperation: DownloadQueueItem {
         delivery.async { [self] in
             let callers = state.withLock { state in
                 state.phase = .done
-                defer { state.callers = [] }
-                return state.callers.map(\.callbacks)
+                return state.callers.removeAll()
             }
             for caller in callers { caller.complete(result) }
             finished(result, metrics: metrics)

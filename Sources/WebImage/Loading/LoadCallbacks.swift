@@ -11,6 +11,9 @@ final class LoadCallbacks: Sendable {
     /// The completion only resumes an awaiting task (``LoadBridge``): cheap and free of user code,
     /// so it may run on any thread, an event loop included. Progress is user code either way.
     let resumesTask: Bool
+    /// Answered on the thread the load ends on, an event loop included: it only resumes a task
+    /// and runs no progress handler. Others are answered off it.
+    var isAnsweredInPlace: Bool { resumesTask && !wantsProgress }
 
     init(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion, resumesTask: Bool = false) {
         wantsProgress = progress != nil

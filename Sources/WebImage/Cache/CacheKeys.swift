@@ -32,10 +32,9 @@ public enum CacheKeys {
     private static func plainDiskFileName(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
         guard let found = plainExtension(of: bytes) else { return nil }
         let ext = found.count > maxFileExtensionLength ? found.endIndex..<found.endIndex : found
-        let hashed = UnsafeRawBufferPointer(bytes).firstIndex(of: 0) ?? bytes.count
         let length = ext.isEmpty ? 32 : 33 + ext.count
         return String(unsafeUninitializedCapacity: length) { out in
-            MD5.writeHexDigest(of: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[..<hashed]), to: out.baseAddress!)
+            MD5.writeHexDigest(of: hashedPart(of: bytes), to: out.baseAddress!)
             if !ext.isEmpty {
                 out[32] = UInt8(ascii: ".")
                 _ = UnsafeMutableBufferPointer(rebasing: out[33...]).initialize(from: bytes[ext])
@@ -53,12 +52,15 @@ public enum CacheKeys {
 
     private static func computeDiskFileName(forKey key: String) -> String {
         var key = key
-        let hash = key.withUTF8 { bytes in
-            let raw = UnsafeRawBufferPointer(bytes)
-            return MD5.hexDigest(raw[..<(raw.firstIndex(of: 0) ?? raw.count)])
-        }
+        let hash = key.withUTF8 { MD5.hexDigest(hashedPart(of: $0)) }
         guard let ext = pathExtension(forKey: key) else { return hash }
         return hash + "." + ext
+    }
+
+    /// The bytes of a key that are hashed: up to the first NUL, as SD hashes `strlen(key.UTF8String)` bytes.
+    private static func hashedPart(of bytes: UnsafeBufferPointer<UInt8>) -> UnsafeRawBufferPointer {
+        let raw = UnsafeRawBufferPointer(bytes)
+        return UnsafeRawBufferPointer(rebasing: raw[..<(raw.firstIndex(of: 0) ?? raw.count)])
     }
 
     /// The extension SD would put on the file name for `key`, or `nil` for none:

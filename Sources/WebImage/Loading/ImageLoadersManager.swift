@@ -8,8 +8,9 @@ public final class ImageLoadersManager: ImageLoader {
     /// (`shared.addLoader(FileLoader())`), so a URL from a stranger cannot read the machine's files.
     public static let shared = ImageLoadersManager()
 
-    /// Each loader with its bulk side, cast when added rather than on every load.
-    private let loaders: Mutex<[(loader: any ImageLoader, bulk: (any BulkLoadExecuting)?)]>
+    /// A loader with its bulk side, cast when added rather than on every load.
+    private typealias Entry = (loader: any ImageLoader, bulk: (any BulkLoadExecuting)?)
+    private let loaders: Mutex<[Entry]>
 
     /// A manager with the built-in loaders safe for any URL: ``ImageDownloader/shared`` for
     /// `http(s)` and ``DataURLLoader``. Add a ``FileLoader`` to read local files.
@@ -36,7 +37,7 @@ public final class ImageLoadersManager: ImageLoader {
         loaders.withLock { $0.removeAll { ObjectIdentifier(Swift.type(of: $0.loader)) == type } }
     }
 
-    private static func entry(_ loader: any ImageLoader) -> (loader: any ImageLoader, bulk: (any BulkLoadExecuting)?) {
+    private static func entry(_ loader: any ImageLoader) -> Entry {
         (loader, loader as? any BulkLoadExecuting)
     }
 
@@ -44,7 +45,7 @@ public final class ImageLoadersManager: ImageLoader {
         entry(for: url)?.loader
     }
 
-    private func entry(for url: URL) -> (loader: any ImageLoader, bulk: (any BulkLoadExecuting)?)? {
+    private func entry(for url: URL) -> Entry? {
         loaders.withLock { $0 }.reversed().first { $0.loader.canRequestImage(for: url) }
     }
 

@@ -10,8 +10,9 @@ import Synchronization
 /// One `DownloadOperation` per URL however many callers ask; each caller gets a
 /// ``DownloadToken``. Operations wait in the downloader's own queue (concurrency limit, FIFO or
 /// LIFO, priorities, suspend). One `HTTPClient` per downloader — its own, or one the app already
-/// has (``init(config:client:)``). Call ``shutdown()`` when done with a downloader you made;
-/// ``shared`` lives as long as the process and needs none.
+/// has (``init(config:client:)``). ``shutdown()`` ends a downloader's work and waits for its
+/// client to close; one dropped without it closes its client on the way out, and ``shared`` lives
+/// as long as the process.
 public final class ImageDownloader: ImageLoader {
     /// The downloader the shared ``ImageLoadersManager`` uses, with the default config.
     public static let shared = ImageDownloader()
@@ -208,15 +209,28 @@ public final class ImageDownloader: ImageLoader {
     /// Not needed for ``shared``, which lives as long as the process: shutting it down stops every
     /// later load through the shared manager.
     public func shutdown() async throws {
+        guard stop() else { return }
+        if ownsClient { try await client.shutdown() }
+    }
+
+    /// A downloader dropped without ``shutdown()`` still lets its own client go: SDWebImage's users
+    /// never shut a downloader down, and AsyncHTTPClient leaks a client nobody shuts down (a debug
+    /// build traps on it). The client keeps itself alive until its shutdown has finished.
+    deinit {
+        if stop(), ownsClient { client.shutdown { _ in } }
+    }
+
+    /// Marks the downloader shut down and stops its work: false when it already was.
+    private func stop() -> Bool {
         let alreadyDown = state.withLock { state in
             defer { state.isShutDown = true }
             return state.isShutDown
         }
-        guard !alreadyDown else { return }
+        guard !alreadyDown else { return false }
         cancelAllDownloads()
         http1?.shutdown()
         hub.finishAll()
-        if ownsClient { try await client.shutdown() }
+        return true
     }
 }
 

@@ -145,6 +145,31 @@ struct ImageDownloaderTests {
         await origin.shutdown()
     }
 
+    @Test("a downloader dropped without shutdown closes its client and its kept-alive connection, on either client",
+          arguments: [DownloaderConfig.Transport.asyncHTTPClient, .http1])
+    func droppedWithoutShutdown(transport: DownloaderConfig.Transport) async throws {
+        let origin = try await TestOrigin.start()
+        defer { origin.stop() }
+        origin.route("/a.png", .fixture("png-rgb.png"))
+        var config = DownloaderConfig.forSpecs
+        config.transport = transport
+        var downloader: ImageDownloader? = ImageDownloader(config: config)
+        let events = try #require(downloader).events()
+        let loaded = try await downloader?.loadImage(with: origin.url("/a.png"))
+        #expect(loaded?.image.format == .png)
+        #expect(origin.openConnectionCount == 1, "kept alive after the load")
+        // Without the downloader's own shutdown, AsyncHTTPClient's deinit would trap here (debug).
+        downloader = nil
+        #expect(await eventually { origin.openConnectionCount == 0 })
+        let ended = Flag()
+        let reader = Task {
+            for await _ in events {}
+            ended.raise()
+        }
+        #expect(await eventually { ended.isRaised }, "the event stream ends with the downloader")
+        reader.cancel()
+    }
+
     @Test("the loaders manager sends http URLs to the downloader")
     func throughManager() async throws {
         try await withOrigin { origin, downloader in

@@ -29,14 +29,6 @@ private struct OverlapCountingCoder: ImageCoder {
     }
 }
 
-/// A flag one thread raises and another waits for.
-private final class Flag: Sendable {
-    private let value = Mutex(false)
-    func raise() { value.withLock { $0 = true } }
-    func lower() { value.withLock { $0 = false } }
-    var isRaised: Bool { value.withLock { $0 } }
-}
-
 /// Encodes PNG only after the test lets it.
 private struct GatedEncoder: ImageCoder {
     let gate: DispatchSemaphore

@@ -26,6 +26,7 @@ final class TestOrigin: Sendable {
         var inFlight = 0
         var maxInFlight = 0
         var connections = 0
+        var openConnections = 0
     }
 
     private let state = Mutex(State())
@@ -50,7 +51,8 @@ final class TestOrigin: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 guard let origin = holder.withLock({ $0 }) else { return channel.close() }
-                origin.state.withLock { $0.connections += 1 }
+                origin.state.withLock { $0.connections += 1; $0.openConnections += 1 }
+                channel.closeFuture.whenComplete { _ in origin.state.withLock { $0.openConnections -= 1 } }
                 return channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
@@ -101,6 +103,9 @@ final class TestOrigin: Sendable {
 
     /// Connections accepted so far.
     var connectionCount: Int { state.withLock { $0.connections } }
+
+    /// Connections accepted and not yet closed.
+    var openConnectionCount: Int { state.withLock { $0.openConnections } }
 
     /// Requests received whose response has not ended (nor their connection closed).
     var inFlightRequests: Int { state.withLock { $0.inFlight } }

@@ -37,7 +37,8 @@ extension ImageManager {
             instrumentation.cacheHit(.disk)
             return
         }
-        if let refusal = downloadRefusal(request) { throw fail(refusal, request) }
+        let lane = self.lane(for: request, among: lane)
+        if let refusal = downloadRefusal(request, loaderTakesURL: lane != nil) { throw fail(refusal, request) }
         let loaded: ImageLoaderResult
         do {
             loaded = try await callLoader(

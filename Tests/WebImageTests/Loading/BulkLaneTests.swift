@@ -10,13 +10,14 @@ import Testing
 @Suite("Bulk lanes: a prefetch on the lean client's own connections")
 struct BulkLaneTests {
     /// A downloader on the lean client with `slots` downloads, a manager over a fresh cache, and a
-    /// prefetcher with `workers` workers storing to disk only; shut down afterwards.
+    /// prefetcher with `workers` workers storing to disk only; shut down afterwards. `above` is
+    /// added to the manager's loaders with a higher priority than the downloader.
     private func withLanes(
-        slots: Int = 4, workers: Int = 4, coder: (any ImageCoder)? = StructureCheckCoder(),
+        slots: Int = 4, workers: Int = 4, coder: (any ImageCoder)? = StructureCheckCoder(), above: [any ImageLoader] = [],
         _ body: (TestOrigin, ImageDownloader, ManagerFixture, ImagePrefetcher) async throws -> Void
     ) async throws {
         try await withOrigin({ $0.transport = .http1; $0.maxConcurrentDownloads = slots }) { origin, downloader in
-            let fixture = try ManagerFixture(loader: ImageLoadersManager(loaders: [FileLoader(), DataURLLoader(), downloader]))
+            let fixture = try ManagerFixture(loader: ImageLoadersManager(loaders: [FileLoader(), DataURLLoader(), downloader] + above))
             var settings = ImagePrefetcher.Settings()
             settings.maxConcurrentPrefetchCount = workers
             settings.options = [.lowPriority, .waitStoreCache]
@@ -68,6 +69,21 @@ struct BulkLaneTests {
             for url in list { #expect(await fixture.manager.diskImageExists(for: url)) }
             #expect(downloader.currentDownloadCount == 0 && bulkLoadsInFlight(downloader) == 0)
         }
+    }
+
+    @Test("a loader above the lane's downloader that takes http URLs gets every prefetched URL: none goes down a lane")
+    func lanesOnlyForTheLoaderThatWouldLoad() async throws {
+        let other = ImageDownloader(config: .forSpecs)
+        let above = CountingLoader(other)
+        try await withLanes(above: [above]) { origin, _, fixture, prefetcher in
+            origin.route("/p.png", .fixture("png-rgb.png"))
+            let list = (0..<8).map { origin.url("/p.png?\($0)") }
+            let counts = await prefetcher.prefetch(list + [URL(string: "ftp://x/p.png")!])
+            #expect(counts == (9, 1), "\(counts)")
+            #expect(above.counter.count == 8 && origin.requests.count == 8)
+            for url in list { #expect(await fixture.manager.diskImageExists(for: url)) }
+        }
+        try await other.shutdown()
     }
 
     @Test("a load of the same URL and decode joins the lane's request: one request, the load gets the image, the prefetch stores the bytes")

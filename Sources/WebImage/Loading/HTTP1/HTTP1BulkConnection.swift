@@ -24,7 +24,11 @@ final class HTTP1BulkConnection: Sendable {
     }
 
     /// One request: who asked (``cancel(owner:)`` stops only its own), what to check, where it stands.
-    private struct Fetch {
+    /// A class, not a struct: each look at the fetch in flight under the lock would otherwise copy
+    /// it whole (a dozen references and an existential, ~4 K instructions a fetch in callgrind).
+    /// `@unchecked Sendable`: once in `State.fetch` its fields are read and written only under
+    /// `HTTP1BulkConnection.state`'s lock, and after `take()` only by the one who took it.
+    private final class Fetch: @unchecked Sendable {
         let owner: ObjectIdentifier
         let request: DownloadRequest
         let responseModifier: (any DownloadResponseModifying)?
@@ -43,6 +47,18 @@ final class HTTP1BulkConnection: Sendable {
         /// Why we stopped the fetch ourselves; wins over what the connection reports after.
         var failure: (any Error)?
         var retried = false
+
+        init(owner: ObjectIdentifier, request: DownloadRequest, responseModifier: (any DownloadResponseModifying)?,
+             cookieJar: CookieJar?, redirects: RedirectChain, continuation: UnsafeContinuation<Outcome, Never>,
+             deadline: NIODeadline?) {
+            self.owner = owner
+            self.request = request
+            self.responseModifier = responseModifier
+            self.cookieJar = cookieJar
+            self.redirects = redirects
+            self.continuation = continuation
+            self.deadline = deadline
+        }
 
         /// The request's own idle timeout (``DownloadRequest/timeout``); nil for none.
         var idleTimeout: TimeAmount? { TimeAmount.limit(seconds: request.timeout) }
@@ -215,7 +231,7 @@ final class HTTP1BulkConnection: Sendable {
     /// Writes `request` on `channel` — one `opened` for it, or one already open.
     private func write(_ request: DownloadRequest, on channel: any Channel, opened: Bool) {
         let reader = state.withLock { state in
-            if state.fetch != nil { state.fetch!.onOpenConnection = !opened }
+            state.fetch?.onOpenConnection = !opened
             return state.reader
         }
         reader?.requestWritten(request)
@@ -229,16 +245,15 @@ final class HTTP1BulkConnection: Sendable {
         case .head(let head): headArrived(head, generation: generation)
         case .body(let buffer):
             let tooLarge = state.withLock { state -> Bool in
-                // In place (`state.fetch!`): a copy would share the body and copy it on every append.
-                guard state.generation == generation, state.fetch != nil, state.fetch!.failure == nil, state.fetch!.redirect == nil
+                guard state.generation == generation, let fetch = state.fetch, fetch.failure == nil, fetch.redirect == nil
                 else { return false }
-                state.fetch!.lastActivity = .now()
+                fetch.lastActivity = .now()
                 let limit = config.maximumResponseSize
-                guard Int64(state.fetch!.body.count + buffer.readableBytes) <= limit else {
-                    state.fetch!.failure = WebImageError.transport(.responseTooLarge(limit: limit))
+                guard Int64(fetch.body.count + buffer.readableBytes) <= limit else {
+                    fetch.failure = WebImageError.transport(.responseTooLarge(limit: limit))
                     return true
                 }
-                buffer.withUnsafeReadableBytes { state.fetch!.body.append(contentsOf: $0) }
+                buffer.withUnsafeReadableBytes { fetch.body.append(contentsOf: $0) }
                 return false
             }
             if tooLarge { closeChannel(generation) }
@@ -269,8 +284,8 @@ final class HTTP1BulkConnection: Sendable {
         let now = NIODeadline.now()
         let fetch = state.withLock { state -> (ObjectIdentifier, URL, (any DownloadResponseModifying)?, CookieJar?, RedirectChain)? in
             guard state.generation == generation, let fetch = state.fetch else { return nil }
-            state.fetch!.lastActivity = now
-            state.fetch!.keepAlive = head.keepAlive
+            fetch.lastActivity = now
+            fetch.keepAlive = head.keepAlive
             return (fetch.owner, fetch.request.url, fetch.responseModifier, fetch.cookieJar, fetch.redirects)
         }
         guard let (owner, url, modifier, jar, redirects) = fetch else { return }
@@ -314,7 +329,7 @@ final class HTTP1BulkConnection: Sendable {
             guard let fetch = state.fetch, fetch.failure == nil, fetch.onOpenConnection,
                   fetch.response == nil, fetch.redirect == nil, !fetch.retried
             else { return false }
-            state.fetch!.retried = true
+            fetch.retried = true
             return true
         }
         if retry { return send() }
@@ -387,7 +402,7 @@ final class HTTP1BulkConnection: Sendable {
                 error = WebImageError.transport(.timedOut(.read))
             }
             guard let error else { return (fetch.nextCheck(fetch.lastActivity), false) }
-            state.fetch!.failure = fetch.failure ?? error
+            fetch.failure = fetch.failure ?? error
             return (nil, true)
         }
         if let next { return armTimer(at: next) }

@@ -26,8 +26,8 @@ final class HTTP1BulkConnection: Sendable {
     /// One request: who asked (``cancel(owner:)`` stops only its own), what to check, where it stands.
     /// A class, not a struct: each look at the fetch in flight under the lock would otherwise copy
     /// it whole (a dozen references and an existential, ~4 K instructions a fetch in callgrind).
-    /// `@unchecked Sendable`: once in `State.fetch` its fields are read and written only under
-    /// `HTTP1BulkConnection.state`'s lock, and after `take()` only by the one who took it.
+    /// `@unchecked Sendable`: its `let`s never change; once in `State.fetch` its `var`s are read and
+    /// written only under `HTTP1BulkConnection.state`'s lock, and after `take()` only by the one who took it.
     private final class Fetch: @unchecked Sendable {
         let owner: ObjectIdentifier
         let request: DownloadRequest
@@ -172,13 +172,13 @@ final class HTTP1BulkConnection: Sendable {
     /// timer covers the fetch from here, connecting included.
     private func send() {
         let now = NIODeadline.now()
-        guard let (request, check) = state.withLock({ state in state.fetch.map { ($0.request, $0.nextCheck(now)) } }) else { return }
-        if let check { armTimer(at: check) }
+        guard let fetch = state.withLock({ $0.fetch }) else { return }
+        let request = fetch.request
+        if let check = fetch.nextCheck(now) { armTimer(at: check) }
         // The next URL of the same origin (`scheme://authority/`, the common case) takes the open
         // connection without working out its route again.
         let open = state.withLock { state -> (any Channel)? in
-            guard let prefix = state.originPrefix, let channel = state.channel,
-                  request.url.absoluteString.utf8.starts(with: prefix.utf8)
+            guard let prefix = state.originPrefix, let channel = state.channel, Self.bytes(of: request.url.absoluteString, startWith: prefix)
             else { return nil }
             return channel
         }
@@ -216,6 +216,19 @@ final class HTTP1BulkConnection: Sendable {
                 }
                 guard current else { return channel.close(promise: nil) }
                 if let waiting { write(waiting, on: channel, opened: true) }
+            }
+        }
+    }
+
+    /// Whether `text`'s UTF-8 begins with `prefix`'s, byte for byte: `hasPrefix` compares characters
+    /// (canonical equivalence), and `utf8.starts(with:)` walks two views an index at a time.
+    private static func bytes(of text: String, startWith prefix: String) -> Bool {
+        var text = text, prefix = prefix
+        return text.withUTF8 { text in
+            prefix.withUTF8 { prefix in
+                guard text.count >= prefix.count else { return false }
+                guard let start = text.baseAddress, let wanted = prefix.baseAddress else { return true }
+                return memcmp(start, wanted, prefix.count) == 0
             }
         }
     }
@@ -282,21 +295,22 @@ final class HTTP1BulkConnection: Sendable {
     /// are app code that may call back in), then the verdict recorded.
     private func headArrived(_ head: HTTP1ResponseParser.Head, generation: Int) {
         let now = NIODeadline.now()
-        let fetch = state.withLock { state -> (ObjectIdentifier, URL, (any DownloadResponseModifying)?, CookieJar?, RedirectChain)? in
+        let current = state.withLock { state -> Fetch? in
             guard state.generation == generation, let fetch = state.fetch else { return nil }
             fetch.lastActivity = now
             fetch.keepAlive = head.keepAlive
-            return (fetch.owner, fetch.request.url, fetch.responseModifier, fetch.cookieJar, fetch.redirects)
+            return fetch
         }
-        guard let (owner, url, modifier, jar, redirects) = fetch else { return }
-        if let jar { jar.store(setCookieHeaders: head.fields[values: .setCookie], from: url) }
-        if let target = redirects.target(status: head.status, location: head.location, from: url) {
+        guard let fetch = current else { return }
+        let (owner, url) = (fetch.owner, fetch.request.url)
+        if let jar = fetch.cookieJar { jar.store(setCookieHeaders: head.fields[values: .setCookie], from: url) }
+        if let target = fetch.redirects.target(status: head.status, location: head.location, from: url) {
             return state.withLock { state in
                 if state.generation == generation, state.isCurrent(owner) { state.fetch!.redirect = (target, UInt(head.status)) }
             }
         }
         let verdict = ResponseAcceptance.verdict(
-            status: head.status, fields: head.fields, url: url, config: config, modifier: modifier)
+            status: head.status, fields: head.fields, url: url, config: config, modifier: fetch.responseModifier)
         let refused = state.withLock { state -> Bool in
             guard state.generation == generation, state.isCurrent(owner) else { return false }
             switch verdict {

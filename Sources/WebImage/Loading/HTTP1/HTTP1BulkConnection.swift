@@ -23,53 +23,6 @@ final class HTTP1BulkConnection: Sendable {
         case failure(any Error, response: DownloadResponse?)
     }
 
-    /// One request: who asked (``cancel(owner:)`` stops only its own), what to check, where it stands.
-    /// A class, not a struct: each look at the fetch in flight under the lock would otherwise copy
-    /// it whole (a dozen references and an existential, ~4 K instructions a fetch in callgrind).
-    /// `@unchecked Sendable`: its `let`s never change; once in `State.fetch` its `var`s are read and
-    /// written only under `HTTP1BulkConnection.state`'s lock, and after `take()` only by the one who took it.
-    private final class Fetch: @unchecked Sendable {
-        let owner: ObjectIdentifier
-        let request: DownloadRequest
-        let responseModifier: (any DownloadResponseModifying)?
-        let cookieJar: CookieJar?
-        let redirects: RedirectChain
-        let continuation: UnsafeContinuation<Outcome, Never>
-        let deadline: NIODeadline?
-        var response: DownloadResponse?
-        var body = Data()
-        var lastActivity = NIODeadline.now()
-        var redirect: (target: URL, status: UInt)?
-        var keepAlive = true
-        /// Written on a connection opened before this fetch: one the server may have closed
-        /// meanwhile, so a close before any answer is retried once.
-        var onOpenConnection = false
-        /// Why we stopped the fetch ourselves; wins over what the connection reports after.
-        var failure: (any Error)?
-        var retried = false
-
-        init(owner: ObjectIdentifier, request: DownloadRequest, responseModifier: (any DownloadResponseModifying)?,
-             cookieJar: CookieJar?, redirects: RedirectChain, continuation: UnsafeContinuation<Outcome, Never>,
-             deadline: NIODeadline?) {
-            self.owner = owner
-            self.request = request
-            self.responseModifier = responseModifier
-            self.cookieJar = cookieJar
-            self.redirects = redirects
-            self.continuation = continuation
-            self.deadline = deadline
-        }
-
-        /// The request's own idle timeout (``DownloadRequest/timeout``); nil for none.
-        var idleTimeout: TimeAmount? { TimeAmount.limit(seconds: request.timeout) }
-
-        /// When the timer must look at this fetch, counting idleness from `activity`.
-        func nextCheck(_ activity: NIODeadline) -> NIODeadline? {
-            guard let idle = idleTimeout.map({ activity + $0 }) else { return deadline }
-            return deadline.map { min(idle, $0) } ?? idle
-        }
-    }
-
     private struct State {
         var channel: (any Channel)?
         /// The current channel's reader: it hears of each request written. Forgotten with the
@@ -80,7 +33,7 @@ final class HTTP1BulkConnection: Sendable {
         var originPrefix: String?
         /// Which channel is current: events of an older one are stale.
         var generation = 0
-        var fetch: Fetch?
+        var fetch: HTTP1BulkFetch?
         /// The pending timer and when it fires: one per connection, moved earlier only when a
         /// fetch needs a check before it.
         var timer: NIOScheduledCallback?
@@ -119,7 +72,7 @@ final class HTTP1BulkConnection: Sendable {
         let owner = ObjectIdentifier(owner)
         return await withUnsafeContinuation { continuation in
             let deadline = config.resourceTimeout.flatMap { TimeAmount.limit(seconds: $0) }.map { NIODeadline.now() + $0 }
-            let fetch = Fetch(
+            let fetch = HTTP1BulkFetch(
                 owner: owner, request: request, responseModifier: responseModifier, cookieJar: cookieJar,
                 redirects: redirects, continuation: continuation, deadline: deadline)
             // The worker runs on this loop (``EventLoopTaskExecutor``): no hop.
@@ -138,7 +91,7 @@ final class HTTP1BulkConnection: Sendable {
         if eventLoop.inEventLoop { work() } else { eventLoop.execute(work) }
     }
 
-    private func start(_ fetch: Fetch, stopped: @Sendable () -> Bool) {
+    private func start(_ fetch: HTTP1BulkFetch, stopped: @Sendable () -> Bool) {
         state.withLock { $0.fetch = fetch }
         if stopped() { return cancel(owner: fetch.owner) }
         send()
@@ -295,7 +248,7 @@ final class HTTP1BulkConnection: Sendable {
     /// are app code that may call back in), then the verdict recorded.
     private func headArrived(_ head: HTTP1ResponseParser.Head, generation: Int) {
         let now = NIODeadline.now()
-        let current = state.withLock { state -> Fetch? in
+        let current = state.withLock { state -> HTTP1BulkFetch? in
             guard state.generation == generation, let fetch = state.fetch else { return nil }
             fetch.lastActivity = now
             fetch.keepAlive = head.keepAlive

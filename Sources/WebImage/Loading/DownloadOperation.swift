@@ -198,6 +198,9 @@ final class DownloadOperation: DownloadQueueItem {
 
     var wantsProgress: Bool { state.withLock { $0.callers.wantProgress } }
 
+    /// Callers who joined and wait (the specs watch it, as ``BulkShare/joinedCount``).
+    var joinedCount: Int { state.withLock { $0.callers.count } }
+
     /// The transfer ended: decodes on ``ImageWorkQueue/decoding`` (a quick check right here),
     /// frees the queue slot, then answers. The slot is held through the decode, so downloads that
     /// arrive faster than they decode wait to start instead of piling up their bytes.

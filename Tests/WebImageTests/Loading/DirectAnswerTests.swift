@@ -22,7 +22,11 @@ struct DirectAnswerTests {
                 recorder.completion(result)
             }
             let awaited = Task { try await downloader.loadImage(with: origin.url("/a.jpg"), context: check) }
-            #expect(await eventually { origin.requestCount("/a.jpg") == 1 })
+            // The gate opens only once the awaiting load has joined: a loaded machine once ran its
+            // task after the first download had ended, and it made a request of its own.
+            #expect(await eventually {
+                origin.requestCount("/a.jpg") == 1 && downloader.state.withLock { $0.operations.values.first?.joinedCount } == 2
+            })
             gate.open()
             let result = try await awaited.value
             #expect(result.data == (try Fixtures.data("jpeg-baseline.jpg")))

@@ -63,8 +63,9 @@ public struct ThumborPath: Sendable, Hashable {
     public var source: String
 
     /// Parses `path` (with or without its leading slash; the request's query string, if any,
-    /// appended as `?query`, since it belongs to the source).
-    public init(parsing path: String) throws(ThumborPathError) {
+    /// appended as `?query`, since it belongs to the source). `decodingSource` false takes the
+    /// source as written: for a path that was percent-decoded once already.
+    public init(parsing path: String, decodingSource: Bool = true) throws(ThumborPathError) {
         var rest = Substring(path.hasPrefix("/") ? path.dropFirst() : Substring(path))
         guard let first = Self.nextSegment(rest) else { throw .missingSource }
         if first == "unsafe" {
@@ -109,7 +110,7 @@ public struct ThumborPath: Sendable, Hashable {
             filters = try ThumborFilter.parseList(rest[rest.index(rest.startIndex, offsetBy: 8)..<end])
             rest = rest[rest.index(after: end)...]
         }
-        let decoded = rest.removingPercentEncoding ?? String(rest)
+        let decoded = decodingSource ? rest.removingPercentEncoding ?? String(rest) : String(rest)
         guard !decoded.isEmpty else { throw .missingSource }
         source = decoded
     }

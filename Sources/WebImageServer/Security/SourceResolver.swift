@@ -2,44 +2,67 @@ import Foundation
 import WebImage
 
 /// Turns a source URL into the one address it will be fetched from, or a refusal: http(s) only,
-/// the host on the allowlist (when there is one), every address the host resolves to allowed by
-/// the ``AddressPolicy``. The caller connects to the address returned and to nothing else (see
-/// ``PinnedClients``), so a DNS answer that changes between this check and the connection — DNS
-/// rebinding — has nothing left to change.
+/// a host of letters, digits, `-` and `.` (or an IP literal), on the allowlist when there is one,
+/// every address it resolves to allowed by the ``AddressPolicy``. The caller fetches
+/// ``Target/url`` — whose host is exactly the name that was checked — over a connection pinned to
+/// ``Target/address`` (see ``PinnedClients``), so a DNS answer that changes between this check
+/// and the connection — DNS rebinding — has nothing left to change.
 public struct SourceResolver: Sendable {
+    /// A name service: every address `host` resolves to (empty when it does not).
+    public typealias Lookup = @Sendable (_ host: String) -> [IPAddress]
+
     public var addressPolicy: AddressPolicy
     /// Hosts sources may come from: `images.example.com` exactly, or `*.example.com` for its
     /// subdomains. Empty = any host whose addresses the policy allows.
     public var allowedHosts: [String]
+    private let lookUp: Lookup
 
     /// getaddrinfo blocks; it runs on threads of its own, never on Swift concurrency's or GCD's.
     private static let lookups = ImageWorkQueue(label: "WebImageServer.resolve", maxConcurrentCount: 4)
 
-    public init(addressPolicy: AddressPolicy = AddressPolicy(), allowedHosts: [String] = []) {
+    /// `lookUp` defaults to the system resolver (`/etc/hosts`, DNS).
+    public init(addressPolicy: AddressPolicy = AddressPolicy(), allowedHosts: [String] = [], lookUp: @escaping Lookup = SourceResolver.systemLookUp) {
         self.addressPolicy = addressPolicy
         self.allowedHosts = allowedHosts.map { $0.lowercased() }
+        self.lookUp = lookUp
     }
 
-    /// Where `url` may be fetched from: its host as written (for TLS and `Host`) and the checked address.
+    /// Where a source may be fetched from.
     public struct Target: Sendable, Hashable {
-        public var host: String
-        public var address: IPAddress
+        /// The URL to fetch: the source with its host spelled exactly as ``host``.
+        public let url: URL
+        /// The host as the HTTP client reads it from ``url`` (for TLS and `Host`): the name the
+        /// connection is pinned by.
+        public let host: String
+        /// The checked address, the only one connected to.
+        public let address: IPAddress
     }
 
     public func resolve(_ url: URL) async throws(SourceRefusal) -> Target {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .scheme(url.scheme ?? "")
         }
-        guard let rawHost = url.host, !rawHost.isEmpty else { throw .noHost }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+              let rawHost = components.percentEncodedHost, !rawHost.isEmpty else { throw .noHost }
+        // getaddrinfo and inet_pton stop at a NUL and other layers decode `%`: only a plain
+        // spelling is judged, so the name checked is the name connected to.
+        guard Self.isPlainHost(rawHost) else { throw .malformedHost }
         let host = Self.normalized(rawHost)
+        guard !host.isEmpty else { throw .noHost }
         if !allowedHosts.isEmpty, !allowedHosts.contains(where: { Self.host(host, matches: $0) }) {
             throw .hostNotAllowed(host)
         }
+        // The URL carries the normalized spelling, and the pin is keyed by the host the client
+        // will read back from it: a spelling the pin misses (case, a trailing dot) cannot exist.
+        components.percentEncodedHost = host.contains(":") ? "[\(host)]" : host
+        guard let pinnedURL = components.url, let clientHost = pinnedURL.host.map(Self.withoutBrackets),
+              clientHost == host else { throw .malformedHost }
         let addresses: [IPAddress]
         if let literal = IPAddress(host) {
             addresses = [literal]
         } else {
-            addresses = await Self.lookups.run { Self.lookUp(host) }
+            let lookUp = self.lookUp
+            addresses = await Self.lookups.run { lookUp(host) }
         }
         guard let first = addresses.first else { throw .unresolvable(host) }
         // Every address must pass: a name with one public and one private answer is refused
@@ -47,7 +70,24 @@ public struct SourceResolver: Sendable {
         for address in addresses {
             if let reason = addressPolicy.refusal(for: address) { throw .address(address, reason) }
         }
-        return Target(host: host, address: first)
+        return Target(url: pinnedURL, host: clientHost, address: first)
+    }
+
+    /// Letters, digits, `-` and `.`, or a bracketed IPv6 literal (no zone).
+    static func isPlainHost(_ host: String) -> Bool {
+        let bracketed = host.hasPrefix("[") && host.hasSuffix("]")
+        return (bracketed ? host.utf8.dropFirst().dropLast() : host.utf8[...]).allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: "."): true
+            case UInt8(ascii: ":"): bracketed
+            case UInt8(ascii: "g")...UInt8(ascii: "z"), UInt8(ascii: "G")...UInt8(ascii: "Z"), UInt8(ascii: "-"): !bracketed
+            default: false
+            }
+        }
+    }
+
+    private static func withoutBrackets(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// Lower case, without the brackets of an IPv6 literal or a trailing root dot (`localhost.`).
@@ -65,7 +105,7 @@ public struct SourceResolver: Sendable {
 
     /// The system resolver's answer (`/etc/hosts`, DNS), every family; inet_aton's spellings
     /// (`127.1`, `0x7f000001`, `2130706433`) come back as the address they mean.
-    private static func lookUp(_ host: String) -> [IPAddress] {
+    public static func systemLookUp(_ host: String) -> [IPAddress] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
@@ -87,6 +127,7 @@ public struct SourceResolver: Sendable {
 public enum SourceRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case scheme(String)
     case noHost
+    case malformedHost
     case hostNotAllowed(String)
     case unresolvable(String)
     case address(IPAddress, String)
@@ -96,6 +137,7 @@ public enum SourceRefusal: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .scheme(let scheme): "sources must be http or https, not \(scheme.isEmpty ? "a scheme-less URL" : scheme)"
         case .noHost: "the source URL has no host"
+        case .malformedHost: "the source host is not a plain host name or IP address"
         case .hostNotAllowed(let host): "\(host) is not an allowed source host"
         case .unresolvable(let host): "\(host) does not resolve"
         case .address(let address, let reason): "the source resolves to \(address), a \(reason) address"

@@ -22,10 +22,11 @@ public final class ImageServer: Sendable {
     let coders: ImageCodersManager
     let logger: Logger
 
-    /// A server with `configuration`; `resultCache` replaces the local one (a shared tier).
+    /// A server with `configuration`; `resultCache` replaces the local one (a shared tier);
+    /// `lookUp` names the source hosts' name service (the system resolver by default).
     public init(
         configuration: ImageServerConfiguration, resultCache: (any ResultCaching)? = nil,
-        logger: Logger = Logger(label: "WebImageServer")
+        logger: Logger = Logger(label: "WebImageServer"), lookUp: @escaping SourceResolver.Lookup = SourceResolver.systemLookUp
     ) {
         self.configuration = configuration
         self.logger = logger
@@ -43,7 +44,7 @@ public final class ImageServer: Sendable {
         clients = PinnedClients(config: downloads)
         let resolver = SourceResolver(
             addressPolicy: AddressPolicy(allowsLoopback: configuration.allowLoopbackSources),
-            allowedHosts: configuration.allowedSourceHosts)
+            allowedHosts: configuration.allowedSourceHosts, lookUp: lookUp)
         let loader = SourceLoader(resolver: resolver, clients: clients, maximumRedirects: configuration.maxRedirects)
         manager = ImageManager(cache: sourceCache, loader: loader)
         results = resultCache ?? LocalResultCache(
@@ -134,20 +135,17 @@ public final class ImageServer: Sendable {
         var key: String
     }
 
-    /// Recently checked requests by path and `Accept`: a warm hit then skips the signature check,
-    /// the path parse and the URL rules, which were a fifth of its CPU. Only what passed is kept,
-    /// and the keys cannot change while the server runs. Emptied when full.
-    private let checkedRequests = Mutex<[String: VariantRequest]>([:])
-    private static let checkedRequestsLimit = 10_000
+    /// The longest request path (with its query) accepted; longer ones get 414 before any work.
+    /// nginx's default header buffers hold 8 KB.
+    public static let maxPathBytes = 8192
+    private let checkedRequests = CheckedRequests()
 
     private func variantRequest(_ path: String, accept: String?) throws(ServerFailure) -> VariantRequest {
+        guard path.utf8.count <= Self.maxPathBytes else { throw .pathTooLong }
         let memoKey = path + "\n" + (accept ?? "")
-        if let known = checkedRequests.withLock({ $0[memoKey] }) { return known }
+        if let known = checkedRequests.value(forKey: memoKey) { return known }
         let checked = try checkedRequest(path, accept: accept)
-        checkedRequests.withLock { memo in
-            if memo.count >= Self.checkedRequestsLimit { memo.removeAll(keepingCapacity: true) }
-            memo[memoKey] = checked
-        }
+        checkedRequests.insert(checked, forKey: memoKey)
         return checked
     }
 
@@ -217,10 +215,15 @@ public final class ImageServer: Sendable {
         case .unsafe:
             guard configuration.allowUnsafe else { throw .forbiddenUnsafe }
         case .signature(let signature):
-            // libthumbor signs the path as written before a client percent-encodes it.
-            let decoded = request.signedPart.removingPercentEncoding ?? request.signedPart
-            guard signer.isValid(signature, for: request.signedPart) || signer.isValid(signature, for: decoded) else {
-                throw .forbiddenSignature
+            if signer.isValid(signature, for: request.signedPart) { return request }
+            // libthumbor signs the path before a client percent-encodes it: then the decoded text
+            // is what was signed, and it is what is parsed — never the raw segments.
+            guard let decoded = request.signedPart.removingPercentEncoding, decoded != request.signedPart,
+                  signer.isValid(signature, for: decoded) else { throw .forbiddenSignature }
+            do {
+                return try ThumborPath(parsing: signature + "/" + decoded, decodingSource: false)
+            } catch {
+                throw .badRequest(error.description)
             }
         }
         return request
@@ -261,6 +264,7 @@ public final class ImageServer: Sendable {
     /// and decodes nothing, downloads and disk hits alike — each variant decodes at its own size.
     private func sourceData(_ source: URL) async throws -> Data {
         var context = WebImageContext(maxPixelCount: configuration.maxSourcePixels)
+        context.maxAnimationBytes = configuration.maxAnimationBytes
         context.imageCoder = StructureCheckCoder()
         context.queryCacheType = .disk
         context.storeCacheType = .disk

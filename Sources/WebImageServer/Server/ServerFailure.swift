@@ -15,6 +15,7 @@ struct ServerFailure: Error, Equatable {
     static let notFound = Self(status: .notFound, message: "the source image was not found")
     static let badGateway = Self(status: .badGateway, message: "the source could not be fetched")
     static let gatewayTimeout = Self(status: .gatewayTimeout, message: "the source did not answer in time")
+    static let pathTooLong = Self(status: .uriTooLong, message: "the request path is longer than this server accepts")
     static let tooLarge = Self(status: .contentTooLarge, message: "the image is larger than this server accepts")
     static let notAnImage = Self(status: .unsupportedMediaType, message: "the source is not an image this server can read")
     static let busy = Self(status: .tooManyRequests, message: "too many requests in progress, try again shortly", retryAfter: 1)

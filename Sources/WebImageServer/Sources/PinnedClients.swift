@@ -9,14 +9,16 @@ import WebImage
 /// `dnsOverride` sends that host to that address only — TLS still verifies the host's name — and
 /// which never follows a redirect on its own (``SourceLoader`` checks each hop first). The host is
 /// resolved and checked again for every request; a pair is kept while it is used so keep-alive
-/// connections are reused, and shut down after `idleLifetime` unused (longer than any source
-/// download may take, since shutting a client down cancels what it still runs); at most
-/// `capacity` at once (the least recently used goes first).
+/// connections are reused. Only a client carrying no download is shut down (shutting a client
+/// down cancels what it runs): after `idleLifetime` unused, or as the least recently used idle one
+/// when `capacity` is reached — past it while every client is busy, which the server's work slots bound.
 final class PinnedClients: Sendable {
     private struct Entry {
         let downloader: ImageDownloader
         let client: HTTPClient
         var lastUsed: ContinuousClock.Instant
+        var downloads = 0
+        var isIdle: Bool { downloads == 0 }
     }
 
     private let config: DownloaderConfig
@@ -30,32 +32,54 @@ final class PinnedClients: Sendable {
         self.capacity = capacity
     }
 
-    /// The downloader that connects `target.host` to `target.address` and nowhere else.
-    func downloader(for target: SourceResolver.Target) -> ImageDownloader {
+    /// Runs `body` with the downloader that connects `target.host` to `target.address` and
+    /// nowhere else; its client is not shut down before `body` returns.
+    func withDownloader<T>(
+        for target: SourceResolver.Target, _ body: (ImageDownloader) async throws(WebImageError) -> T
+    ) async throws(WebImageError) -> T {
         let key = "\(target.host)|\(target.address)"
+        let downloader = checkOut(key, target: target)
+        defer { checkIn(key) }
+        return try await body(downloader)
+    }
+
+    /// Clients open now (for specs and metrics).
+    var count: Int { entries.withLock { $0.count } }
+
+    private func checkOut(_ key: String, target: SourceResolver.Target) -> ImageDownloader {
         let now = ContinuousClock.now
         let (downloader, retired) = entries.withLock { entries -> (ImageDownloader, [Entry]) in
             var retired: [Entry] = []
-            for (name, entry) in entries where now - entry.lastUsed > idleLifetime {
+            for (name, entry) in entries where entry.isIdle && now - entry.lastUsed > idleLifetime {
                 retired.append(entry)
                 entries[name] = nil
             }
             if var entry = entries[key] {
                 entry.lastUsed = now
+                entry.downloads += 1
                 entries[key] = entry
                 return (entry.downloader, retired)
             }
-            if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+            if entries.count >= capacity,
+               let oldest = entries.filter({ $0.value.isIdle }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 retired.append(oldest.value)
                 entries[oldest.key] = nil
             }
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration(for: target))
-            let entry = Entry(downloader: ImageDownloader(config: config, client: client), client: client, lastUsed: now)
+            let entry = Entry(downloader: ImageDownloader(config: config, client: client), client: client, lastUsed: now, downloads: 1)
             entries[key] = entry
             return (entry.downloader, retired)
         }
         Self.retire(retired)
         return downloader
+    }
+
+    private func checkIn(_ key: String) {
+        let now = ContinuousClock.now
+        entries.withLock { entries in
+            entries[key]?.downloads -= 1
+            entries[key]?.lastUsed = now
+        }
     }
 
     /// Shuts every client down (the server's drain).
@@ -77,8 +101,7 @@ final class PinnedClients: Sendable {
         return configuration
     }
 
-    /// A retired client finishes its in-flight requests (AsyncHTTPClient's shutdown waits for
-    /// them) off the caller's path.
+    /// A retired client is idle; its shutdown runs off the caller's path.
     private static func retire(_ entries: [Entry]) {
         guard !entries.isEmpty else { return }
         Task { for entry in entries { try? await entry.client.shutdown() } }

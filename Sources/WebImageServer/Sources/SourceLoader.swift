@@ -49,10 +49,11 @@ public struct SourceLoader: AsyncImageLoader {
             var hopContext = context
             hopContext.responseModifier = location
             do {
-                return try await clients.downloader(for: target).loadImage(
-                    with: current, options: options, context: hopContext, progress: progress)
+                return try await clients.withDownloader(for: target) { downloader throws(WebImageError) in
+                    try await downloader.loadImage(with: target.url, options: options, context: hopContext, progress: progress)
+                }
             } catch .invalidDownloadStatusCode(let status) where (300...399).contains(status) && status != 304 {
-                guard let next = location.next(from: current) else { throw .invalidDownloadStatusCode(status) }
+                guard let next = location.next(from: target.url) else { throw .invalidDownloadStatusCode(status) }
                 guard visited.insert(next).inserted else { throw .transport(.redirectLoop) }
                 current = next
             }

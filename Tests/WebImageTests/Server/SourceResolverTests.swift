@@ -53,4 +53,25 @@ struct SourceResolverTests {
         #expect(!SourceResolver.host("example.com", matches: "*.example.com"))
         #expect(!SourceResolver.host("evilexample.com", matches: "*.example.com"))
     }
+
+    @Test("only a plain host is judged: letters, digits, - and . (or a bracketed IPv6 literal); NUL, %, space and controls are refused",
+          arguments: [("images.example.com", true), ("a-b.EXAMPLE.com.", true), ("127.0.0.1", true), ("[::ffff:127.0.0.1]", true),
+                      ("127.0.0.1%00.example.com", false), ("a%2eb", false), ("a b", false), ("a_b.example", false),
+                      ("[fe80::1%25eth0]", false), ("[::1]x", false), ("::1", false)])
+    func plainHosts(_ host: String, plain: Bool) {
+        #expect(SourceResolver.isPlainHost(host) == plain)
+    }
+
+    @Test("the target URL carries exactly the host the pin is keyed by: lower case, no trailing dot, the checked address")
+    func targetSpelling() async throws {
+        let resolver = SourceResolver(addressPolicy: AddressPolicy(allowsLoopback: true), lookUp: { _ in [IPAddress("127.0.0.1")!] })
+        for text in ["http://B.REBIND.test/a.png?x=1", "http://c.rebind.test./a.png?x=1", "http://d.ReBind.TEST:8080/a.png?x=1"] {
+            let target = try await resolver.resolve(try #require(URL(string: text)))
+            #expect(target.url.host == target.host && target.host.hasSuffix("rebind.test"), "\(text)")
+            #expect(target.url.path == "/a.png" && target.url.query == "x=1")
+            #expect(target.address == IPAddress("127.0.0.1"))
+        }
+        let v6 = try await resolver.resolve(try #require(URL(string: "http://[::1]:8080/a.png")))
+        #expect(v6.host == "::1" && v6.url.port == 8080)
+    }
 }

@@ -47,9 +47,10 @@ struct ServerHarness: Sendable {
 }
 
 /// Runs `body` with a server configured by `configure` (unsafe URLs and loopback sources allowed,
-/// caches in a temporary directory) and an origin, then stops both.
+/// caches in a temporary directory; source hosts resolved by `lookUp`) and an origin, then stops both.
 func withImageServer(
     _ configure: (inout ImageServerConfiguration) -> Void = { _ in },
+    lookUp: @escaping SourceResolver.Lookup = SourceResolver.systemLookUp,
     _ body: (ServerHarness) async throws -> Void
 ) async throws {
     let origin = try await TestOrigin.start()
@@ -59,7 +60,7 @@ func withImageServer(
     configuration.allowLoopbackSources = true
     configuration.cacheDirectory = directory
     configure(&configuration)
-    let server = ImageServer(configuration: configuration)
+    let server = ImageServer(configuration: configuration, lookUp: lookUp)
     let router = Router()
     server.addRoutes(to: router)
     let bound = Mutex<Int?>(nil)

@@ -7,7 +7,7 @@ import WebImage
 /// in the order given.
 ///
 /// Filters understood: `format(jpeg|png|webp|gif|avif)`, `quality(0–100)`, `blur(radius[,sigma])`,
-/// `rotate(degrees)` (multiples of 90, counter-clockwise, as thumbor), `round_corner(a[|b],r,g,b[,1])`
+/// `rotate(degrees)` (whole multiples of 90 modulo 360, counter-clockwise, as thumbor), `round_corner(a[|b],r,g,b[,1])`
 /// (one radius; `1` = transparent corners), `fill(color|transparent)` (flattens transparency onto the
 /// colour), `grayscale()`, `no_upscale()`, `upscale()`, `strip_icc()` and `strip_exif()` (WebImage's
 /// encoders write neither, so both always hold), `max_bytes(n)` (lower quality until the output
@@ -89,10 +89,12 @@ public struct ThumborProcessor: Sendable {
     /// The variant's pixels from `image`, a decode of a source whose upright size is
     /// `sourceSize` — smaller when it was decoded to ``decodeBox(forSource:)``: the geometry is
     /// worked out on the source's own size (a crop box is in its pixels) and mapped onto the
-    /// decoded ones. Returns nil when a transformer cannot apply.
-    public func process(_ image: Image, sourceSize: PixelSize? = nil) -> Image? {
+    /// decoded ones. Every step's size is checked against `budget` before its pixels are made
+    /// (throws ``OutputBudget/Exceeded``). Returns nil when a transformer cannot apply.
+    public func process(_ image: Image, sourceSize: PixelSize? = nil, budget: OutputBudget = .unlimited) throws(OutputBudget.Exceeded) -> Image? {
         var image = image
         var source = sourceSize ?? image.uprightSize
+        let frames = image.frames.count
         if let trim = path.trim {
             // Trim works on the upright pixels and comes before everything else (thumbor's order).
             let size = image.uprightSize
@@ -109,22 +111,28 @@ public struct ThumborProcessor: Sendable {
         let decoded = image.uprightSize
         let geometry = geometry(forSource: source)
         let region = geometry.region.scaled(from: source, to: decoded)
-        var transformers: [any ImageTransformer] = []
+        var steps: [any ImageTransformer] = []
+        var size = decoded
+        func add(_ transformer: any ImageTransformer, making next: PixelSize) throws(OutputBudget.Exceeded) {
+            try budget.check(next, frames: frames)
+            steps.append(transformer)
+            size = next
+        }
         // The encoders write no EXIF, so the pixels must leave upright: a full-size crop turns them.
         if region != PixelRect(x: 0, y: 0, width: decoded.width, height: decoded.height) || image.orientation != .up {
-            transformers.append(CroppingTransformer(rect: region))
+            try add(CroppingTransformer(rect: region), making: PixelSize(width: region.width, height: region.height))
         }
-        if geometry.size != PixelSize(width: region.width, height: region.height) {
-            transformers.append(ResizingTransformer(size: geometry.size, scaleMode: .fill))
+        if geometry.size != size {
+            try add(ResizingTransformer(size: geometry.size, scaleMode: .fill), making: geometry.size)
         }
         if path.flipHorizontally || path.flipVertically {
-            transformers.append(FlippingTransformer(horizontal: path.flipHorizontally, vertical: path.flipVertically))
+            try add(FlippingTransformer(horizontal: path.flipHorizontally, vertical: path.flipVertically), making: size)
         }
         for filter in path.filters {
-            if let transformer = transformer(for: filter) { transformers.append(transformer) }
+            if let step = transformer(for: filter, size: size) { try add(step.0, making: step.1) }
         }
-        guard !transformers.isEmpty else { return image }
-        return PipelineTransformer(transformers).transform(image, forKey: "")
+        guard !steps.isEmpty else { return image }
+        return PipelineTransformer(steps).transform(image, forKey: "")
     }
 
     private func geometry(forSource size: PixelSize) -> ThumborGeometry {
@@ -132,29 +140,38 @@ public struct ThumborProcessor: Sendable {
         return ThumborGeometry(source: size, path: path, upscale: names.contains("upscale"), noUpscale: names.contains("no_upscale"))
     }
 
-    private func transformer(for filter: ThumborFilter) -> (any ImageTransformer)? {
+    /// The transformer a filter asks for on a `size` image, with the size it makes.
+    private func transformer(for filter: ThumborFilter, size: PixelSize) -> (any ImageTransformer, PixelSize)? {
         let numbers = filter.arguments.map { Double($0) }
         switch filter.name {
         case "format", "quality", "max_bytes", "no_upscale", "upscale", "strip_icc", "strip_exif":
             return nil  // encoder settings or geometry, handled elsewhere
         case "grayscale":
-            return GrayscaleTransformer()
+            return (GrayscaleTransformer(), size)
         case "blur":
             guard let radius = numbers.first ?? nil, radius > 0 else { return nil }
-            return BlurTransformer(radius: min(numbers.count > 1 ? numbers[1] ?? radius : radius, 150))
+            return (BlurTransformer(radius: min(numbers.count > 1 ? numbers[1] ?? radius : radius, 150)), size)
         case "rotate":
-            guard let degrees = numbers.first ?? nil, degrees.truncatingRemainder(dividingBy: 90) == 0 else { return nil }
-            return RotationTransformer(angle: degrees * .pi / 180, fitSize: true)
+            guard let quarterTurns = filter.arguments.first.flatMap(Self.quarterTurns) else { return nil }
+            let turned = quarterTurns % 2 == 0 ? size : PixelSize(width: size.height, height: size.width)
+            return quarterTurns == 0 ? nil : (RotationTransformer(angle: Double(quarterTurns) * .pi / 2, fitSize: true), turned)
         case "round_corner":
             guard let radiusText = filter.arguments.first, let radius = Double(radiusText.split(separator: "|")[0]), radius > 0 else { return nil }
-            return RoundCornerTransformer(cornerRadius: radius)
+            return (RoundCornerTransformer(cornerRadius: radius), size)
         case "fill":
             guard let color = filter.arguments.first.flatMap(Self.color), color.a > 0 else { return nil }
-            return FillTransformer(color: color)
+            return (FillTransformer(color: color), size)
         default:
             logger.info("ignoring unknown filter", metadata: ["filter": "\(filter.name)"])
             return nil
         }
+    }
+
+    /// thumbor's `rotate(degrees)`: whole degrees, a multiple of 90 taken modulo 360, as 0–3
+    /// quarter turns; nil for anything else (the filter is then ignored, as thumbor does).
+    static func quarterTurns(_ text: String) -> Int? {
+        guard let degrees = Int(text), degrees % 90 == 0 else { return nil }
+        return (degrees % 360 + 360) % 360 / 90
     }
 
     /// thumbor's colours: a name it knows, or hex `rgb`/`rrggbb`; `transparent`.

@@ -3,7 +3,8 @@ import Foundation
 import WebImage
 
 /// Makes one variant from a source's bytes: the header first (the source pixel limit and the
-/// output pixel limit are checked on sizes, before any pixel is decoded), then a decode at the
+/// ``OutputBudget`` — output pixels, and frames × pixels × 4 of an animation — are checked on
+/// sizes, before any pixel is decoded; the processor checks every later size again), then a decode at the
 /// smallest size the variant needs on WebImage's decoding queue (JPEG's DCT scaling and WebP's
 /// scaler never make the full-size bitmap), then the thumbor geometry, filters and encode on its
 /// processing queue.
@@ -28,7 +29,8 @@ struct VariantMaker: Sendable {
             throw .tooLarge
         }
         let source = header.uprightSize
-        guard processor.outputSize(forSource: source).pixelCount <= limits.outputPixels else { throw .tooLarge }
+        let budget = OutputBudget(pixels: limits.outputPixels, animationBytes: limits.animationBytes)
+        do { try budget.check(processor.outputSize(forSource: source), frames: header.frameCount) } catch { throw .tooLarge }
         let box = processor.decodeBox(forSource: source)
         let options = ImageDecodeOptions(
             thumbnailPixelSize: box.map { header.orientation.swapsDimensions ? PixelSize(width: $0.size.height, height: $0.size.width) : $0.size },
@@ -42,7 +44,9 @@ struct VariantMaker: Sendable {
         let format = OutputFormat(requested: output.format, accept: accept, source: image) { coders.canEncode(to: $0) }
         let (processor, output) = (self.processor, self.output)
         let encoded: Result<Data, ServerFailure> = await ImageWorkQueue.processing.run {
-            guard let variant = processor.process(image, sourceSize: source) else {
+            let made: Image?
+            do { made = try processor.process(image, sourceSize: source, budget: budget) } catch { return .failure(.tooLarge) }
+            guard let variant = made else {
                 return .failure(.badRequest("the options cannot be applied to this image"))
             }
             return Self.encode(variant, as: format.format, output: output, coders: coders)

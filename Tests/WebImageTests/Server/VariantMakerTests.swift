@@ -28,7 +28,7 @@ private func maker(_ options: String, sourcePixels: Int = 50_000_000, outputPixe
 private func fullSizeVariant(_ options: String, of data: Data) async throws -> Image {
     let processor = try processor(options)
     let image = try await onOwnThread { try ImageCodersManager.shared.decode(data) }
-    return try #require(try await onOwnThread { processor.process(image) })
+    return try #require(try await onOwnThread { try processor.process(image) })
 }
 
 /// Mean absolute difference per channel, 0–255.
@@ -96,5 +96,58 @@ struct VariantMakerTests {
         let fits = try await maker("0x0").make(from: animation, accept: "image/webp")
         #expect(try ImageCodersManager.shared.decode(fits.data).isAnimated, "an animated source stays animated")
         await #expect(throws: ServerFailure.notAnImage) { try await maker("10x10").make(from: Data(photo.prefix(300)), accept: nil) }
+    }
+
+    /// A white `side`×`side` PNG with one black row across its middle: `trim` leaves that row alone.
+    private static func oneRow(side: Int) throws -> Data {
+        var pixels = [UInt8](repeating: 255, count: side * side * 4)
+        for x in 0..<side { pixels.replaceSubrange((side / 2 * side + x) * 4..<(side / 2 * side + x) * 4 + 3, with: [0, 0, 0]) }
+        return try PNGCoder().encode(Image(bitmap: Bitmap(width: side, height: side, pixels: pixels)), as: .png, options: ImageEncodeOptions())
+    }
+
+    @Test("the output size is checked again after trim: a 1-row trim asked at 0x5000 is 413, never a 5,000,000×5000 bitmap")
+    func trimThenSize() async throws {
+        let data = try Self.oneRow(side: 1000)
+        await #expect(throws: ServerFailure.tooLarge) { try await maker("trim/0x5000").make(from: data, accept: nil) }
+        await #expect(throws: ServerFailure.tooLarge) { try await maker("trim/0x2000").make(from: data, accept: nil) }
+        let fits = try ImageCodersManager.shared.decode(try await maker("trim/100x0").make(from: data, accept: "image/png").data)
+        #expect(fits.pixelSize == PixelSize(width: 100, height: 1))
+    }
+
+    @Test("rotate() takes whole degrees, a multiple of 90 modulo 360; anything else is ignored and never grows the image",
+          arguments: [("90", 1), ("450", 1), ("-90", 3), ("180", 2), ("720", 0), ("252e19", nil), ("45", nil), ("90.0", nil), ("9e99", nil)] as [(String, Int?)])
+    func rotateDegrees(_ text: String, quarterTurns: Int?) {
+        #expect(ThumborProcessor.quarterTurns(text) == quarterTurns)
+    }
+
+    @Test("three rotate(252e19) leave a 1000x1000 variant at 1000x1000 under a 1 MP output limit; rotate(90) turns it")
+    func rotateCannotGrow() async throws {
+        let data = try Self.oneRow(side: 1000)
+        let options = "1000x1000/filters:rotate(252e19):rotate(252e19):rotate(252e19)"
+        let made = try await maker(options, outputPixels: 1_000_000).make(from: data, accept: "image/png")
+        #expect(try ImageCodersManager.shared.decode(made.data).pixelSize == PixelSize(width: 1000, height: 1000))
+        let turned = try await maker("20x10/filters:rotate(90)").make(from: photo, accept: "image/png")
+        #expect(try ImageCodersManager.shared.decode(turned.data).pixelSize == PixelSize(width: 10, height: 20))
+    }
+
+    @Test("an animation's output is budgeted as frames × output pixels × 4 before any work: 400 frames of 1×1 asked at 600x600 is 413")
+    func animatedOutputBudget() async throws {
+        let frames = (0..<400).map { index in
+            ImageFrame(bitmap: Bitmap(width: 1, height: 1, pixels: [UInt8(index % 256), 0, 0, 255]), duration: 0.05)
+        }
+        let gif = try ImageCodersManager.shared.encode(Image(frames: frames), as: .gif, options: ImageEncodeOptions())
+        #expect(gif.count < 20_000)
+        await #expect(throws: ServerFailure.tooLarge) { try await maker("600x600", animationBytes: 1 << 20).make(from: gif, accept: nil) }
+        let small = try await maker("20x20", animationBytes: 1 << 20).make(from: gif, accept: "image/gif")
+        #expect(try ImageCodersManager.shared.decode(small.data).frames.count > 1)
+    }
+
+    @Test("the output budget refuses a size whose pixels or animation bytes overflow or pass the limit")
+    func budgetArithmetic() {
+        let budget = OutputBudget(pixels: 100, animationBytes: 800)
+        #expect(throws: OutputBudget.Exceeded.self) { try budget.check(PixelSize(width: Int.max / 2, height: 3), frames: 1) }
+        #expect(throws: OutputBudget.Exceeded.self) { try budget.check(PixelSize(width: 11, height: 10), frames: 1) }
+        #expect(throws: OutputBudget.Exceeded.self) { try budget.check(PixelSize(width: 10, height: 10), frames: 3) }
+        #expect(throws: Never.self) { try budget.check(PixelSize(width: 10, height: 10), frames: 2) }
     }
 }

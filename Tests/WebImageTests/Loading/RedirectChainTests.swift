@@ -44,4 +44,18 @@ struct RedirectChainTests {
         var cycle = RedirectChain(from: start, limit: 5)
         #expect(throws: (any Error).self) { try cycle.follow(request, to: start, status: 302).get() }
     }
+
+    @Test("same origin is scheme + host + port: credentials and cookies never go from https down to http, nor to another port", arguments: [
+        ("http://a.example/b.png", false), ("https://a.example:8443/b.png", false), ("http://a.example:443/b.png", false),
+        ("https://A.EXAMPLE/b.png", true), ("https://a.example:443/b.png", true), ("https://a.example./b.png", true),
+    ])
+    func sameOrigin(_ text: String, keeps: Bool) throws {
+        let request = DownloadRequest(
+            url: start, headerFields: [.authorization: "Basic x", .cookie: "a=b", .proxyAuthorization: "Basic y"], timeout: 15)
+        var chain = RedirectChain(from: start, limit: 2)
+        let next = try chain.follow(request, to: try #require(URL(string: text)), status: 302).get()
+        for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] {
+            #expect((next.headerFields[name] != nil) == keeps, "\(name) to \(text)")
+        }
+    }
 }

@@ -5,7 +5,7 @@ import HTTPTypes
 /// The redirects of one download on the lean client, followed as AsyncHTTPClient follows them: at
 /// most `limit` hops, no URL twice, only to `http` or `https`, a 303 — or a 301/302 of a non-GET
 /// — becomes a GET (a 307/308 keeps the method), and credentials and cookies are dropped when the
-/// host changes.
+/// origin (scheme, host and port) changes — so never sent from https down to http.
 struct RedirectChain: Sendable {
     private var visited: Set<String>
     let limit: Int
@@ -31,7 +31,7 @@ struct RedirectChain: Sendable {
         guard visited.count <= limit else { return .failure(.redirectLimitReached) }
         guard visited.insert(target.absoluteString).inserted else { return .failure(.redirectCycleDetected) }
         var next = request
-        if request.url.host?.lowercased() != target.host?.lowercased() {
+        if !Self.isSameOrigin(request.url, target) {
             for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] { next.headerFields[name] = nil }
         }
         next.url = target
@@ -39,5 +39,16 @@ struct RedirectChain: Sendable {
             next.method = .get
         }
         return .success(next)
+    }
+
+    /// Scheme, host and port alike (the port a scheme implies counts as written).
+    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func origin(_ url: URL) -> (String, String, Int)? {
+            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+            let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+            return (scheme, host.hasSuffix(".") ? String(host.dropLast()) : host, port)
+        }
+        guard let left = origin(a), let right = origin(b) else { return false }
+        return left == right
     }
 }

@@ -18,7 +18,8 @@ import Foundation
 /// - AVIF: libavif's parse, and every frame's extent inside the bytes.
 /// - JPEG XL: a decode (libjxl shows no frame extents to check a cut-off body against).
 ///
-/// Dimensions are checked against `maxPixelCount` as a decode would. Anything else (HEIC, BMP…)
+/// Dimensions are checked against `maxPixelCount` as a decode would (and a JPEG XL decode keeps
+/// `maxAnimationBytes`). Anything else (HEIC, BMP…)
 /// is ``ImageCoderError/unsupportedFormat(_:)``: WebImage could not decode it either.
 public enum ImageIntegrity {
     /// Returns when `data` is a structurally whole JPEG, PNG, GIF, WebP, AVIF or JPEG XL within `maxPixelCount`;
@@ -26,11 +27,14 @@ public enum ImageIntegrity {
     /// ``ImageCoderError/tooLarge(width:height:limit:)``, ``ImageCoderError/emptyData`` or
     /// ``ImageCoderError/unsupportedFormat(_:)`` otherwise.
     public static func check(
-        _ data: Data, maxPixelCount: Int = ImageDecodeOptions.defaultMaxPixelCount
+        _ data: Data, maxPixelCount: Int = ImageDecodeOptions.defaultMaxPixelCount,
+        maxAnimationBytes: Int? = ImageDecodeOptions.defaultMaxAnimationBytes
     ) throws(ImageCoderError) {
         guard !data.isEmpty else { throw .emptyData }
         let format = ImageFormat.detect(data)
-        if format == .jpegXL { return try checkJXL(data, maxPixelCount: maxPixelCount) }
+        if format == .jpegXL {
+            return try checkJXL(data, options: ImageDecodeOptions(maxPixelCount: maxPixelCount, maxAnimationBytes: maxAnimationBytes))
+        }
         let outcome: Result<Void, ImageCoderError> = data.withUnsafeBytes { bytes in
             do throws(ImageCoderError) {
                 switch format {

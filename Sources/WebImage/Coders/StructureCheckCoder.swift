@@ -1,6 +1,6 @@
 import Foundation
 
-/// Accepts bytes that pass ``ImageIntegrity/check(_:maxPixelCount:)`` — their structure, not their
+/// Accepts bytes that pass ``ImageIntegrity/check(_:maxPixelCount:maxAnimationBytes:)`` — their structure, not their
 /// pixels. For loads whose only job is to put the original bytes in the disk cache (a bulk
 /// prefetch, an image server's source cache): decoding a 30 KB JPEG costs more CPU than
 /// downloading and storing it and the pixels would be thrown away (or decoded later at another
@@ -18,7 +18,7 @@ public struct StructureCheckCoder: ImageCoder {
     public func canDecode(_ data: Data) -> Bool { ImageCodersManager.shared.canDecode(data) }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        try ImageIntegrity.check(data, maxPixelCount: options.maxPixelCount)
+        try ImageIntegrity.check(data, maxPixelCount: options.maxPixelCount, maxAnimationBytes: options.maxAnimationBytes)
         return Self.placeholder
     }
 

@@ -46,6 +46,9 @@ public struct WebImageContext: Sendable {
     public var decryptor: (any DownloadDecrypting)?
     /// Pixel limit for decoding (default ``ImageDecodeOptions/defaultMaxPixelCount``).
     public var maxPixelCount: Int?
+    /// RGBA bytes an animation's frames may decode to (default
+    /// ``ImageDecodeOptions/defaultMaxAnimationBytes``); structure checks that decode keep it too.
+    public var maxAnimationBytes: Int?
     /// Binding: which load on a target this is (SD's `setImageOperationKey`); a new load with the
     /// same key cancels the old one. Default: one per target.
     public var setImageOperationKey: String?
@@ -101,6 +104,7 @@ public struct WebImageContext: Sendable {
             decode.scaleDownLimitBytes = imageScaleDownLimitBytes ?? ImageLoaderContext.defaultScaleDownLimitBytes
         }
         if let maxPixelCount { decode.maxPixelCount = maxPixelCount }
+        if let maxAnimationBytes { decode.maxAnimationBytes = maxAnimationBytes }
         return decode
     }
 }

@@ -85,4 +85,16 @@ struct JXLCoderTests {
             try coder.decode(try Fixtures.data("jxl-animated.jxl"), options: ImageDecodeOptions(maxAnimationBytes: 100))
         }
     }
+
+    @Test("the structure check decodes with the caller's animation budget, not libjxl's default: through ImageIntegrity and the structure-check coder")
+    func structureCheckKeepsTheBudget() throws {
+        let animated = try Fixtures.data("jxl-animated.jxl")
+        try ImageIntegrity.check(animated)
+        #expect(throws: ImageCoderError.tooLarge(width: 16, height: 12, limit: 66)) {
+            try ImageIntegrity.check(animated, maxAnimationBytes: 100)
+        }
+        #expect(throws: ImageCoderError.tooLarge(width: 16, height: 12, limit: 66)) {
+            try StructureCheckCoder().decode(animated, options: ImageDecodeOptions(maxAnimationBytes: 100))
+        }
+    }
 }

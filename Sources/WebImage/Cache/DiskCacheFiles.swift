@@ -96,10 +96,10 @@ enum DiskCacheFiles {
         _ data: Data, in directory: String, sync: Bool, finishing: ((_ fd: Int32) -> Int32)? = nil
     ) throws -> (path: String, info: DiskCacheFileInfo, finishingError: Int32) {
         let path = directory + "/" + temporaryPrefix + temporaryNamePrefix + String(temporaryCounter.add(1, ordering: .relaxed).newValue, radix: 36)
-        var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, filePermissions)
         if fd < 0, errno == ENOENT {
             try createDirectory(directory)
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, filePermissions)
         }
         guard fd >= 0 else { throw DiskCacheError.writeFailed(path: path, errno: errno) }
         var failure: Int32 = 0
@@ -146,15 +146,20 @@ enum DiskCacheFiles {
         unlink(path) == 0
     }
 
+    /// Owner only, as nginx's proxy cache: cached images and the URLs in their metadata are the
+    /// users' (query tokens included), not every local account's.
+    static let filePermissions: mode_t = 0o600
+    static let directoryPermissions: mode_t = 0o700
+
     /// `mkdir -p`.
     static func createDirectory(_ path: String) throws {
-        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        if mkdir(path, directoryPermissions) == 0 || errno == EEXIST { return }
         let parent = (path as NSString).deletingLastPathComponent
         guard errno == ENOENT, !parent.isEmpty, parent != path else {
             throw DiskCacheError.writeFailed(path: path, errno: errno)
         }
         try createDirectory(parent)
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+        guard mkdir(path, directoryPermissions) == 0 || errno == EEXIST else {
             throw DiskCacheError.writeFailed(path: path, errno: errno)
         }
     }

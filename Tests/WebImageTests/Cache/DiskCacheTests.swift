@@ -98,6 +98,22 @@ struct DiskCacheTests {
         #expect(cache.data(forKey: "k") == bytes(10))
     }
 
+    @Test("folders the cache makes are the owner's only (0700), and so are its files (0600): other local accounts read no image and no URL")
+    func ownerOnlyPermissions() throws {
+        let dir = try TemporaryCacheDirectory()
+        let nested = dir.url.appendingPathComponent("a/b")
+        let cache = DiskCache(directory: nested)
+        try cache.store(bytes(10), forKey: "https://example.com/a.png?token=secret")
+        let paths = try #require(FileManager.default.subpaths(atPath: dir.url.path)).map { dir.url.path + "/" + $0 }
+        #expect(paths.count >= 3)
+        for path in paths {
+            var info = stat()
+            #expect(lstat(path, &info) == 0)
+            let isDirectory = info.st_mode & S_IFMT == S_IFDIR
+            #expect(info.st_mode & 0o777 == (isDirectory ? 0o700 : 0o600), "\(path)")
+        }
+    }
+
     @Test("mayHoldEntries is false for a missing folder or one with only temp and metadata files, true once it holds an entry")
     func mayHoldEntries() throws {
         let dir = try TemporaryCacheDirectory()

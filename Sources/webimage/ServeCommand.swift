@@ -38,8 +38,8 @@ struct ServeCommand: AsyncParsableCommand {
     var allowedSourceHosts: [String] = []
     @Option(name: .customLong("max-source-bytes"), help: "Largest source body accepted.") var maxSourceBytes: Int64 = 20 * 1024 * 1024
     @Option(name: .customLong("max-source-pixels"), help: "Largest source in pixels, read from its header.") var maxSourcePixels = 50_000_000
-    @Option(name: .customLong("max-output-pixels"), help: "Largest variant in pixels (checked before any decode).") var maxOutputPixels = 25_000_000
-    @Option(name: .customLong("max-animation-bytes"), help: "RGBA bytes an animated source's frames may decode to (past it they are scaled down).")
+    @Option(name: .customLong("max-output-pixels"), help: "Largest variant in pixels (checked before any decode and after every step that changes its size; 413 past it).") var maxOutputPixels = 25_000_000
+    @Option(name: .customLong("max-animation-bytes"), help: "RGBA bytes of an animation: its decoded frames (past it they are scaled down) and its variant, frames x output pixels x 4 (past it 413).")
     var maxAnimationBytes = 256 * 1024 * 1024
     @Option(name: .customLong("max-cache-size"), help: "Disk budget of each cache tier (sources, results), bytes.") var maxCacheSize = 1024 * 1024 * 1024
     @Option(name: .customLong("max-redirects"), help: "Redirects followed per source, each hop checked.") var maxRedirects = 3

@@ -24,7 +24,8 @@ public struct ImageServerConfiguration: Sendable {
     /// Largest variant, in pixels. 25 MP.
     public var maxOutputPixels = 25_000_000
     /// RGBA bytes all frames of an animated source may decode to; past it the frames are scaled
-    /// down, and compositing more than 8 budgets' worth of canvas is refused (413). 256 MB.
+    /// down, and compositing more than 8 budgets' worth of canvas is refused (413). An animated
+    /// variant's frames × output pixels × 4 must fit too (413 before any decode). 256 MB.
     public var maxAnimationBytes = 256 * 1024 * 1024
     /// Redirects followed per source, each hop checked. 3.
     public var maxRedirects = 3

@@ -1,4 +1,6 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
+// 6.2 is the oldest compiler that builds WebImage: the loading and cache code uses
+// `nonisolated(nonsending)` (SE-0461, new in Swift 6.2). .ci/run prints the compiler it used.
 import PackageDescription
 
 let package = Package(
@@ -10,19 +12,19 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Loading (issue 4): HTTP on AsyncHTTPClient; NIO for the transport error types and the
-        // tests' loopback origin.
+        // Loading: HTTP on AsyncHTTPClient; NIO for the lean HTTP/1.1 client, the transport error
+        // types and the tests' loopback origin.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // ImageManager instrumentation (issue 5): quiet logs and no-op metrics until the app opts in.
+        // ImageManager instrumentation: quiet logs and no-op metrics until the app opts in.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Deque for the download and work queues (FIFO and LIFO at both ends in O(1)).
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // DownloadRequest/DownloadResponse speak swift-http-types, as AsyncHTTPClient, Hummingbird and OpenAPI apps do.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        // WebImageServer (issue 13): Hummingbird serves, swift-crypto signs (thumbor's HMAC-SHA1).
+        // WebImageServer: Hummingbird serves, swift-crypto signs (thumbor's HMAC-SHA1).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),

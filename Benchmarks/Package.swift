@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Decode benchmarks for WebImage with package-benchmark (ordo-one/benchmark). A separate package so
 // the library itself does not depend on the benchmark tooling.
 //

@@ -88,13 +88,14 @@ extension DiskCache {
         return (index, index.values.reduce(0) { $0 + $1.totalSize })
     }
 
-    /// Removes the oldest entries (by the configured date; `keeping` never) until the total is
-    /// at most `target`.
+    /// Removes the oldest entries (by the configured date; `keeping` and pinned ones never) until
+    /// the total is at most `target`.
     @discardableResult
     func trim(_ state: inout State, to target: Int, keeping: String?) -> (removedCount: Int, removedSize: Int) {
         guard state.totalSize > target else { return (0, 0) }
         let type = state.config.expireType
-        let oldestFirst = state.index.filter { $0.key != keeping }.sorted {
+        let pinned = pinnedNames(&state)
+        let oldestFirst = state.index.filter { $0.key != keeping && !pinned.contains($0.key) }.sorted {
             let (a, b) = ($0.value.date(type), $1.value.date(type))
             return a != b ? a < b : $0.key < $1.key
         }

@@ -8,6 +8,9 @@ public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
     case entryTooLarge(size: Int, limit: Int)
     /// Creating, writing or renaming `path` failed with `errno` (disk full, permissions…).
     case writeFailed(path: String, errno: Int32)
+    /// The entry does not fit beside the entries pinned in collections, which are never evicted
+    /// to make room; nothing was stored.
+    case noRoomBesidePinned(size: Int, pinnedSize: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -15,6 +18,8 @@ public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
             "a \(size)-byte entry does not fit in a disk cache limited to \(limit) bytes"
         case .writeFailed(let path, let code):
             "cannot write \(path): \(String(cString: strerror(code)))"
+        case .noRoomBesidePinned(let size, let pinned, let limit):
+            "a \(size)-byte entry does not fit beside \(pinned) bytes pinned in collections (limit \(limit) bytes): raise the limit or remove a collection"
         }
     }
 }
@@ -75,6 +80,8 @@ public final class DiskCache: Sendable {
         /// The entry stored last while the index was being built: the merge's trim keeps it, as
         /// the store's own trim would have.
         var lastStoredDuringBuild: String?
+        /// The collections on disk, read on first need and again when their folder changes.
+        var collections = PinnedCollections()
 
         /// Records a change of entry `name`: in the index once it is built, in the journal while
         /// it is being built, nowhere before (the scan will find the files).
@@ -224,11 +231,12 @@ public final class DiskCache: Sendable {
 
     /// Stores `data` for `key`, replacing any previous entry with its metadata, then trims the
     /// cache to half of ``DiskCacheConfig/maxDiskSize`` if this store took it over (the new entry
-    /// stays). `validators` and `extendedData` go into the file's extended attribute (one file,
+    /// and entries pinned in collections stay). `validators` and `extendedData` go into the file's extended attribute (one file,
     /// one rename), or into a sidecar where the file system refuses it.
     ///
     /// Throws ``DiskCacheError``: `entryTooLarge` when the entry alone exceeds the limit,
-    /// `writeFailed` when the file system refuses.
+    /// `noRoomBesidePinned` when it does not fit beside the pinned entries, `writeFailed` when the
+    /// file system refuses.
     public func store(
         _ data: Data, forKey key: String, validators: HTTPValidators? = nil, extendedData: Data? = nil
     ) throws {
@@ -286,6 +294,16 @@ public final class DiskCache: Sendable {
                 DiskCacheFiles.remove(temporary)
                 if let sidecar { DiskCacheFiles.remove(sidecar.path) }
                 throw DiskCacheError.entryTooLarge(size: entry.totalSize, limit: limit)
+            }
+            if limit > 0, state.isIndexLoaded,
+               state.totalSize - (state.index[name]?.totalSize ?? 0) + entry.totalSize > limit {
+                // Pinned entries are never evicted: a store that cannot fit beside them fails.
+                let pinned = pinnedSize(&state, excluding: name)
+                if pinned + entry.totalSize > limit {
+                    DiskCacheFiles.remove(temporary)
+                    if let sidecar { DiskCacheFiles.remove(sidecar.path) }
+                    throw DiskCacheError.noRoomBesidePinned(size: entry.totalSize, pinnedSize: pinned, limit: limit)
+                }
             }
             // Without a built index, an older sidecar may be there unknown: remove it to be sure.
             let hadSidecar = state.isIndexLoaded ? state.index[name]?.hasSidecar ?? false : true
@@ -348,7 +366,7 @@ public final class DiskCache: Sendable {
     /// Rescans the directory (repairing the index), removes entries older than
     /// ``DiskCacheConfig/maxDiskAge`` by the configured date, then — if the rest is over
     /// ``DiskCacheConfig/maxDiskSize`` — the oldest until it is at most half; also stale temp files
-    /// and orphaned sidecars. Returns what went.
+    /// and orphaned sidecars. Entries pinned in collections stay. Returns what went.
     @discardableResult
     public func removeExpiredData() -> (removedCount: Int, removedSize: Int) {
         state.withLock { state in
@@ -359,7 +377,8 @@ public final class DiskCache: Sendable {
             let config = state.config
             if config.maxDiskAge >= 0 {
                 let cutoff = now.addingTimeInterval(-config.maxDiskAge)
-                for (name, entry) in state.index where entry.date(config.expireType) <= cutoff {
+                let pinned = pinnedNames(&state)
+                for (name, entry) in state.index where entry.date(config.expireType) <= cutoff && !pinned.contains(name) {
                     removeFiles(name, entry)
                     state.set(name, nil)
                     removed.removedCount += 1
@@ -394,7 +413,7 @@ public final class DiskCache: Sendable {
     func metadataPath(_ name: String) -> String { metadataDirectoryPath + "/" + name }
 
     /// The current file name for `key`, then the pre-extension one SD still reads (SD #976).
-    private func candidateNames(forKey key: String) -> [String] {
+    func candidateNames(forKey key: String) -> [String] {
         let name = CacheKeys.diskFileName(forKey: key)
         let legacy = CacheKeys.nameWithoutExtension(name)
         return legacy == name ? [name] : [name, legacy]

@@ -34,6 +34,11 @@ public final class ImagePrefetcher: Sendable {
         public var context = WebImageContext()
         /// Hears every URL and the end of all work.
         public var observer: (@Sendable (Event) -> Void)?
+        /// Times a URL that failed transiently — a timeout, a reset or refused connection, HTTP
+        /// 408, 429 or 5xx; never what SD's blocklist rule calls permanent — is tried again.
+        public var retryLimit = 0
+        /// The wait before the first retry; each next one doubles, each with ±50 % jitter.
+        public var retryDelay: Duration = .milliseconds(500)
         public init() {}
     }
 
@@ -78,10 +83,44 @@ public final class ImagePrefetcher: Sendable {
         return token
     }
 
+    /// ``prefetch(_:progress:completed:)`` into `collection` of the manager's ``ImageCache``:
+    /// every URL's key is pinned there first (``DiskCache/pin(_:in:)``), so what is stored stays
+    /// through age and size trims, and a URL counts as finished only once its entry is on disk —
+    /// one that does not fit beside the pinned entries is skipped. The token counts the stored
+    /// bytes (``PrefetchToken/byteCount``). Throws ``ImageCollectionError`` or ``DiskCacheError``
+    /// when the keys cannot be pinned.
+    @discardableResult
+    public func prefetch(
+        _ urls: [URL], into collection: String, progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)? = nil,
+        completed: (@Sendable (_ finished: Int, _ skipped: Int) -> Void)? = nil
+    ) throws -> PrefetchToken {
+        let keeping = try pin(urls, in: collection)
+        let settings = self.settings
+        let token = PrefetchToken(urls: urls, progress: progress, completion: completed) { [weak self] token in
+            self?.tokenEnded(token, observer: settings.observer)
+        }
+        running.withLock { $0.tokens[ObjectIdentifier(token)] = token }
+        token.attach(Task { await self.run(token, settings: settings, keeping: keeping) })
+        return token
+    }
+
     /// The async form: returns `(finished, skipped)` when done; cancelling the calling task
     /// cancels the remaining loads and returns what was done by then.
     public func prefetch(
         _ urls: [URL], progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)? = nil
+    ) async -> (finished: Int, skipped: Int) {
+        await prefetch(urls, keeping: nil, progress: progress)
+    }
+
+    /// The async form of ``prefetch(_:into:progress:completed:)``.
+    public func prefetch(
+        _ urls: [URL], into collection: String, progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)? = nil
+    ) async throws -> (finished: Int, skipped: Int) {
+        await prefetch(urls, keeping: try pin(urls, in: collection), progress: progress)
+    }
+
+    private func prefetch(
+        _ urls: [URL], keeping: Keeping?, progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)?
     ) async -> (finished: Int, skipped: Int) {
         let settings = self.settings
         let token = PrefetchToken(urls: urls, progress: progress, completion: nil) { [weak self] token in
@@ -89,7 +128,7 @@ public final class ImagePrefetcher: Sendable {
         }
         running.withLock { $0.tokens[ObjectIdentifier(token)] = token }
         await withTaskCancellationHandler {
-            await run(token, settings: settings)
+            await run(token, settings: settings, keeping: keeping)
         } onCancel: {
             token.cancel()
         }
@@ -106,7 +145,21 @@ public final class ImagePrefetcher: Sendable {
 
     // MARK: - Internals
 
-    private func run(_ token: PrefetchToken, settings: Settings) async {
+    /// Where a collection prefetch checks each load's entry: the disk cache, and the key of each URL.
+    private struct Keeping: Sendable {
+        let disk: DiskCache
+        let keys: [String]
+    }
+
+    private func pin(_ urls: [URL], in collection: String) throws -> Keeping {
+        guard let cache = manager.imageCache as? ImageCache else { throw ImageCollectionError.noDiskCache }
+        let context = settings.context
+        let keys = urls.map { manager.cacheKey(for: $0, context: context) ?? $0.absoluteString }
+        try cache.pin(keys, in: collection)
+        return Keeping(disk: cache.diskCache, keys: keys)
+    }
+
+    private func run(_ token: PrefetchToken, settings: Settings, keeping: Keeping? = nil) async {
         let next = NextIndex()
         let repeats = PrefetchRepeats(token.urls)
         var workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
@@ -129,7 +182,7 @@ public final class ImagePrefetcher: Sendable {
                 }
                 group.addTask(executorPreference: executor) {
                     await PreferredExecutor.$current.withValue(executor) {
-                        await self.work(token, next: next, repeats: repeats, settings: settings, lane: lane)
+                        await self.work(token, next: next, repeats: repeats, settings: settings, lane: lane, keeping: keeping)
                     }
                     lane?.connection.close()
                 }
@@ -140,18 +193,26 @@ public final class ImagePrefetcher: Sendable {
 
     /// One worker: takes the next list position until the list is done or the prefetch cancelled.
     nonisolated(nonsending) private func work(
-        _ token: PrefetchToken, next: NextIndex, repeats: PrefetchRepeats, settings: Settings, lane: BulkLane?
+        _ token: PrefetchToken, next: NextIndex, repeats: PrefetchRepeats, settings: Settings, lane: BulkLane?,
+        keeping: Keeping?
     ) async {
         let urls = token.urls
         while !Task.isCancelled {
+            await token.waitWhilePaused()
             let index = next.take()
             guard index < urls.count else { return }
             let url = urls[index]
-            let succeeded: Bool?
+            var succeeded: Bool?
             if repeats.isRepeat(index) {
                 succeeded = await repeats.outcome(forRepeat: index)
             } else {
                 succeeded = await load(url, settings: settings, limit: settings.maxConcurrentPrefetchCount, lane: lane)
+                if succeeded == true, let keeping {
+                    // A store that failed (no room beside the pinned entries) fails the URL.
+                    let entry = keeping.disk.collectionEntry(forKey: keeping.keys[index])
+                    succeeded = entry.isCached
+                    token.addBytes(entry.bytes)
+                }
                 repeats.finish(index, outcome: succeeded)
             }
             guard let succeeded, token.record(succeeded: succeeded, observe: { _, _ in
@@ -163,14 +224,27 @@ public final class ImagePrefetcher: Sendable {
     /// One load in the window: `true` loaded, `false` failed, `nil` cancelled with the prefetch
     /// (neither finished nor skipped).
     nonisolated(nonsending) private func load(_ url: URL, settings: Settings, limit: Int, lane: BulkLane?) async -> Bool? {
-        guard await window.enter(limit: limit) else { return nil }
-        defer { window.leave(limit: limit) }
-        do {
-            try await manager.warmCache(for: url, options: settings.options, context: settings.context, lane: lane)
-            return true
-        } catch {
+        var attempt = 0
+        while true {
+            let outcome: Result<Void, WebImageError>
+            do {
+                guard await window.enter(limit: limit) else { return nil }
+                defer { window.leave(limit: limit) }
+                do {
+                    try await manager.warmCache(for: url, options: settings.options, context: settings.context, lane: lane)
+                    outcome = .success(())
+                } catch {
+                    outcome = .failure(error)
+                }
+            }
+            guard case .failure(let error) = outcome else { return true }
             // Cancelled with the prefetch (the task, before the token hears of it).
-            return error == .cancelled && Task.isCancelled ? nil : false
+            if error == .cancelled && Task.isCancelled { return nil }
+            guard attempt < settings.retryLimit, error.isWorthRetrying else { return false }
+            // Out of the window while waiting: the next URLs go on meanwhile.
+            let jitter = Double.random(in: 0.5...1.5)
+            do { try await Task.sleep(for: settings.retryDelay * (Double(1 << min(attempt, 16)) * jitter)) } catch { return nil }
+            attempt += 1
         }
     }
 
@@ -203,4 +277,16 @@ public final class ImagePrefetcher: Sendable {
 private final class NextIndex: Sendable {
     private let value = Atomic<Int>(0)
     func take() -> Int { value.add(1, ordering: .relaxed).oldValue }
+}
+
+extension WebImageError {
+    /// A failure another try may not meet: a transient transport failure (timeout, reset,
+    /// refused or lost connection) or a status the server may lift (408, 429, 5xx).
+    var isWorthRetrying: Bool {
+        switch self {
+        case .transport(let error): error.isTransient
+        case .invalidDownloadStatusCode(let status): status == 408 || status == 429 || (500...599).contains(status)
+        default: false
+        }
+    }
 }

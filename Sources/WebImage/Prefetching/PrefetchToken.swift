@@ -3,6 +3,7 @@ import Synchronization
 
 /// One `prefetch` call in flight (SDWebImage's `SDWebImagePrefetchToken`). Cancelling it stops
 /// its loads; neither progress nor completion fires after ``cancel()`` returns (`CallbackGate`).
+/// ``pause()`` holds back loads not yet started until ``resume()``.
 public final class PrefetchToken: Sendable {
     enum Event: Sendable {
         case progress(finished: Int, total: Int)
@@ -11,7 +12,10 @@ public final class PrefetchToken: Sendable {
 
     /// The URLs of this call, in order.
     public let urls: [URL]
-    private let counts = Mutex((finished: 0, skipped: 0))
+    /// When the call was made.
+    public let startDate = Date()
+    private let counts = Mutex((finished: 0, skipped: 0, bytes: 0))
+    private let pauseState = Mutex<(isPaused: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     private let gate: CallbackGate<Event>
     /// Called once when the token ends either way: the prefetcher's bookkeeping and its observer's
     /// `didFinish`, which SD sends before the completion block.
@@ -35,12 +39,51 @@ public final class PrefetchToken: Sendable {
     public var finishedCount: Int { counts.withLock { $0.finished } }
     /// URLs that failed.
     public var skippedCount: Int { counts.withLock { $0.skipped } }
+    /// URLs asked for (repeats included).
     public var totalCount: Int { urls.count }
+    /// The URLs asked for, as SD's seeds read it: ``totalCount``.
+    public var requestedCount: Int { urls.count }
+    /// Bytes of the entries stored so far, counted by prefetches into a collection (which check
+    /// each entry on disk); 0 for others.
+    public var byteCount: Int { counts.withLock { $0.bytes } }
     public var isCancelled: Bool { gate.isCancelled }
+    public var isPaused: Bool { pauseState.withLock { $0.isPaused } }
 
     /// Stops the remaining loads. Neither progress nor completion fires after this returns.
     public func cancel() {
         if gate.cancel(delivering: nil) { onEnd(self) }
+        resume()
+    }
+
+    /// Starts no more loads until ``resume()``; loads already running finish and are reported.
+    public func pause() {
+        pauseState.withLock { $0.isPaused = true }
+    }
+
+    /// Lets the loads go on after ``pause()``.
+    public func resume() {
+        let waiters = pauseState.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.isPaused = false
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns at once unless paused; then when resumed or cancelled.
+    func waitWhilePaused() async {
+        guard pauseState.withLock({ $0.isPaused }) else { return }
+        await withCheckedContinuation { continuation in
+            let waiting = pauseState.withLock { state in
+                if state.isPaused, !gate.isCancelled { state.waiters.append(continuation) }
+                return state.isPaused && !gate.isCancelled
+            }
+            if !waiting { continuation.resume() }
+        }
+    }
+
+    func addBytes(_ bytes: Int) {
+        counts.withLock { $0.bytes += bytes }
     }
 
     func attach(_ task: Task<Void, Never>) { gate.attach(task) }

@@ -69,7 +69,7 @@ public final class ImageBinding: Sendable {
                 bindings[slot] = binding
                 return (previous, binding.generation)
             }
-            if !options.contains(.delayPlaceholder) || url == nil { target.setImage(placeholder, transition: nil) }
+            if !options.contains(.delayPlaceholder) || url == nil { target.setImage(placeholder, transition: nil, operationKey: slot.key) }
             return started
         }
         // Outside the display lock: the cancelled load answers inside cancel(), and its delivery
@@ -96,7 +96,7 @@ public final class ImageBinding: Sendable {
                 display.withLock {
                     guard self?.forget(slot, generation: generation) == true else { return }
                     indicator?.stopAnimating()
-                    if let target { Self.apply(result, to: target, placeholder: placeholder, options: options) }
+                    if let target { Self.apply(result, to: target, slot: slot.key, placeholder: placeholder, options: options) }
                 }
                 completed?(result)
             })
@@ -136,22 +136,24 @@ public final class ImageBinding: Sendable {
         }
     }
 
-    /// SD's rules for what to show when a load ends.
+    /// SD's rules for what to show when a load ends, in the load's slot of the target.
     private static func apply(
-        _ result: Result<ImageResult, WebImageError>, to target: any ImageTarget, placeholder: Image?,
+        _ result: Result<ImageResult, WebImageError>, to target: any ImageTarget, slot: String, placeholder: Image?,
         options: WebImageOptions
     ) {
         switch result {
         case .success(let loaded):
             guard !options.contains(.avoidAutoSetImage) else { return }
-            target.setImage(loaded.image, transition: shouldTransition(loaded.cacheType, options: options) ? target.transition : nil)
+            target.setImage(
+                loaded.image, transition: shouldTransition(loaded.cacheType, options: options) ? target.transition : nil,
+                operationKey: slot)
             if let animation = loaded.image.animatedImage, let player = target as? any AnimatedImageTarget {
-                player.play(AnimatedImagePlayer(provider: animation))
+                player.play(AnimatedImagePlayer(provider: animation), operationKey: slot)
             }
         case .failure(.cancelled):
             return
         case .failure:
-            if options.contains(.delayPlaceholder) { target.setImage(placeholder, transition: nil) }
+            if options.contains(.delayPlaceholder) { target.setImage(placeholder, transition: nil, operationKey: slot) }
         }
     }
 

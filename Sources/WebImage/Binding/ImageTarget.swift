@@ -8,6 +8,13 @@ public protocol ImageTarget: AnyObject, Sendable {
     /// should animate: a loaded image from the network or an asynchronous disk read, or any
     /// image with ``WebImageOptions/forceTransition`` — never the placeholder.
     func setImage(_ image: Image?, transition: ImageTransition?)
+    /// Shows `image` in the slot `operationKey` names: the load's
+    /// ``WebImageContext/setImageOperationKey``, or ``ImageBinding/defaultOperationKey``. One
+    /// target can so hold an image per state, as SD's `UIButton` does (`sd_setImageWithURL:forState:`,
+    /// `sd_imageURLForState:` — here ``ImageBinding/currentURL(of:operationKey:)``) or a normal and
+    /// a highlighted image (`sd_setHighlightedImageWithURL:`), each its own load. The default
+    /// ignores the slot and calls ``setImage(_:transition:)``.
+    func setImage(_ image: Image?, transition: ImageTransition?, operationKey: String)
     /// Shown while a load runs (SD's `sd_imageIndicator`); `nil` for none.
     var indicator: (any ImageIndicator)? { get }
     /// The transition this target wants for loaded images (SD's `sd_imageTransition`); `nil` for none.
@@ -15,6 +22,9 @@ public protocol ImageTarget: AnyObject, Sendable {
 }
 
 extension ImageTarget {
+    public func setImage(_ image: Image?, transition: ImageTransition?, operationKey: String) {
+        setImage(image, transition: transition)
+    }
     public var indicator: (any ImageIndicator)? { nil }
     public var transition: ImageTransition? { nil }
 }
@@ -27,4 +37,11 @@ extension ImageTarget {
 public protocol AnimatedImageTarget: ImageTarget {
     /// Plays `player`'s animation (the poster frame is already shown).
     func play(_ player: AnimatedImagePlayer)
+    /// Plays `player`'s animation in the slot `operationKey` names (see
+    /// ``ImageTarget/setImage(_:transition:operationKey:)``). The default calls ``play(_:)``.
+    func play(_ player: AnimatedImagePlayer, operationKey: String)
+}
+
+extension AnimatedImageTarget {
+    public func play(_ player: AnimatedImagePlayer, operationKey: String) { play(player) }
 }

@@ -73,6 +73,24 @@ private final class PlayingTarget: AnimatedImageTarget {
     }
 }
 
+/// A button-like target (SD's `UIButton` + `sd_setImageWithURL:forState:`): one image per state,
+/// told apart by the load's operation key.
+private final class ButtonTarget: ImageTarget {
+    enum State: String, CaseIterable { case normal, highlighted, disabled }
+    private let images = Mutex<[State: Image?]>([:])
+
+    static func context(_ state: State) -> WebImageContext { WebImageContext(setImageOperationKey: "button." + state.rawValue) }
+    static func key(_ state: State) -> String { "button." + state.rawValue }
+
+    func setImage(_ image: Image?, transition: ImageTransition?, operationKey: String) {
+        guard let state = State.allCases.first(where: { Self.key($0) == operationKey }) else { return }
+        images.withLock { $0[state] = .some(image) }
+    }
+    /// Loads always name a state here; an image for no state would be a binding bug.
+    func setImage(_ image: Image?, transition: ImageTransition?) { Issue.record("an image without a slot") }
+    func image(for state: State) -> Image? { images.withLock { $0[state] ?? nil } }
+}
+
 @Suite("ImageBinding")
 struct ImageBindingTests {
     @Test("an AnimatedImageTarget gets the poster frame, then a player that decodes frames on demand; a plain target gets every frame")
@@ -196,6 +214,36 @@ struct ImageBindingTests {
         binding.setImage(on: target, with: try fixture.file("png-gray.png", as: "k2.png"), completed: { b.record($0) })
         #expect(await eventually { a.count == 1 && b.count == 1 })
         #expect((try? a.last?.get()) != nil && (try? b.last?.get()) != nil)
+    }
+
+    @Test("a button-like target holds a normal, a highlighted and a disabled image at once: each load shows in its own slot, and a new load replaces only its slot")
+    func perStateImages() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let button = ButtonTarget()
+        let files: [ButtonTarget.State: String] = [.normal: "png-rgb.png", .highlighted: "png-gray.png", .disabled: "jpeg-baseline.jpg"]
+        let answers = ManagerAnswers()
+        var urls: [ButtonTarget.State: URL] = [:]
+        for (state, name) in files {
+            let url = try fixture.file(name)
+            urls[state] = url
+            binding.setImage(on: button, with: url, placeholder: placeholder, context: ButtonTarget.context(state),
+                             completed: { answers.record($0) })
+        }
+        #expect(await eventually { answers.count == 3 })
+        for (state, name) in files {
+            let expected = try ImageCodersManager.shared.decode(try Fixtures.data(name))
+            #expect(button.image(for: state)?.bitmap == expected.bitmap, "\(state)")
+            // SD's sd_imageURLForState:
+            #expect(binding.currentURL(of: button, operationKey: ButtonTarget.key(state)) == urls[state])
+        }
+        // Highlighted changes; normal and disabled keep theirs.
+        let again = ManagerAnswers()
+        binding.setImage(on: button, with: try fixture.file("png-rgb.png", as: "pressed.png"),
+                         context: ButtonTarget.context(.highlighted), completed: { again.record($0) })
+        #expect(await eventually { again.count == 1 })
+        #expect(button.image(for: .highlighted)?.bitmap == button.image(for: .normal)?.bitmap)
+        #expect(button.image(for: .disabled)?.format == .jpeg)
     }
 
     @Test("cancelCurrentLoad answers 2002 and leaves the placeholder")

@@ -30,8 +30,15 @@ public struct DownloaderConfig: Sendable {
     /// Downloads in flight at once; the rest wait in the downloader's queue. Default 6.
     public var maxConcurrentDownloads: Int = 6
     /// Idle timeout in seconds: connecting, and waiting for the next byte (SD's
-    /// `downloadTimeout`, which is `NSURLRequest.timeoutInterval`). Default 15.
-    public var downloadTimeout: TimeInterval = 15
+    /// `downloadTimeout`, which is `NSURLRequest.timeoutInterval`). Default 15; setting 0 means
+    /// the default, as in SD (its downloader turns a 0 timeout into 15 s), so it reads back as 15.
+    public var downloadTimeout: TimeInterval {
+        get { storedDownloadTimeout == 0 ? Self.defaultDownloadTimeout : storedDownloadTimeout }
+        set { storedDownloadTimeout = newValue }
+    }
+    /// What a `downloadTimeout` of 0 stands for: SD's 15 s.
+    public static let defaultDownloadTimeout: TimeInterval = 15
+    private var storedDownloadTimeout: TimeInterval = DownloaderConfig.defaultDownloadTimeout
     /// The most one download may take from start to last byte; `nil` = no limit (URLSession's
     /// resource timeout is 7 days).
     public var resourceTimeout: TimeInterval?

@@ -111,6 +111,19 @@ struct DownloadFailureTests {
         }
     }
 
+    @Test("a downloadTimeout of 0 means SD's default 15 s, not an instant timeout")
+    func zeroTimeoutIsTheDefault() async throws {
+        var config = DownloaderConfig()
+        config.downloadTimeout = 0
+        #expect(config.downloadTimeout == DownloaderConfig.defaultDownloadTimeout && config.downloadTimeout == 15)
+        // Headers after 0.2 s: a 0 taken literally (or as 1 ms) would have timed out long before.
+        try await withOrigin({ $0.downloadTimeout = 0 }) { origin, downloader in
+            origin.route("/late.png", .delayed(0.2, .fixture("png-rgb.png")))
+            let result = try await downloader.loadImage(with: origin.url("/late.png"))
+            #expect(result.image.width > 0)
+        }
+    }
+
     @Test("the resource timeout bounds a download that keeps trickling")
     func resourceTimeout() async throws {
         // The resource timeout runs from the start, connecting included: 2 s, not less (as in the

@@ -75,17 +75,6 @@ public final class ImageManager: Sendable {
 
     // MARK: - Keys
 
-    /// The cache key a load of `url` with these options and context stores its image under (SD's
-    /// `cacheKeyForURL:context:`), built by the same steps as the load: the options processor,
-    /// the manager's transformer unless the context has one (or ``NoTransformer``), then the key
-    /// filter's output or the absolute string with `-Thumbnail(…)` and `-<transformerKey>` before
-    /// the path extension. `nil` when the filter says the URL has no key.
-    public func cacheKey(
-        for url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
-    ) -> String? {
-        prepare(url: url, options: options, context: context).key
-    }
-
     /// The full key and the original's key (equal when nothing is derived).
     func cacheKeys(for url: URL, context: WebImageContext, settings: Settings) -> (key: String?, originalKey: String?) {
         let filter = context.cacheKeyFilter ?? settings.cacheKeyFilter
@@ -248,25 +237,6 @@ public final class ImageManager: Sendable {
     public func removeAllFailedURLs() { failedURLs.removeAll() }
     /// Whether `url` is on the blocklist.
     public func isFailedURL(_ url: URL) -> Bool { failedURLs.contains(url) }
-
-    /// Whether the cache a load of `url` would use holds its image (under ``cacheKey(for:options:context:)``)
-    /// in memory or on disk.
-    public func cachedImageExists(
-        for url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
-    ) async -> Bool {
-        let request = prepare(url: url, options: options, context: context)
-        guard let key = request.key else { return false }
-        return await request.cache.containsImage(forKey: key, cacheType: .all) != .none
-    }
-
-    /// Whether the cache a load of `url` would use holds its image on disk.
-    public func diskImageExists(
-        for url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
-    ) async -> Bool {
-        let request = prepare(url: url, options: options, context: context)
-        guard let key = request.key else { return false }
-        return await request.cache.containsImage(forKey: key, cacheType: .disk) == .disk
-    }
 
     // MARK: - Internals
 

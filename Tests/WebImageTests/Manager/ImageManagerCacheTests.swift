@@ -18,16 +18,24 @@ struct ImageManagerCacheTests {
         #expect(key.hasPrefix("https://example.com/a/b-Thumbnail(%7B64.000000,32.000000%7D,1)-"))
         #expect(key.hasSuffix(".png?x=1"))
         #expect(manager.cacheKey(for: url, context: WebImageContext(cacheKeyFilter: { _ in nil })) == nil)
+        // The manager's key filter makes the original's key too; a filter that gives none, no key.
+        manager.settings.cacheKeyFilter = { $0.absoluteString.replacingOccurrences(of: "?x=1", with: "") }
+        #expect(manager.cacheKey(for: url) == "https://example.com/a/b.png")
+        manager.settings.cacheKeyFilter = { _ in nil }
+        #expect(manager.cacheKey(for: url) == nil)
     }
 
-    @Test("the public key is the key a load stores under: the manager's transformer and options processor apply")
+    @Test("with a context the key is the one a load stores under (the manager's transformer and options processor apply); without one it is the original's (SD's cacheKeyForURL:)")
     func publicKeyMatchesLoads() async throws {
         let fixture = try ManagerFixture(loader: CountingLoader())
         let url = try fixture.file("png-rgb.png")
         let flip = FlippingTransformer(horizontal: true, vertical: false)
         fixture.manager.settings.transformer = flip
         let loaded = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
-        let key = try #require(fixture.manager.cacheKey(for: url))
+        let key = try #require(fixture.manager.cacheKey(for: url, context: WebImageContext()))
+        // The original's key: what the downloaded bytes were stored under, untouched by the transformer.
+        #expect(fixture.manager.cacheKey(for: url) == url.absoluteString)
+        #expect(await fixture.cache.containsImage(forKey: url.absoluteString, cacheType: .disk) == .disk)
         #expect(key == TransformedCacheKeys.transformedKey(for: url.absoluteString, transformerKey: flip.transformerKey))
         #expect(fixture.cache.imageFromMemoryCache(forKey: key) === loaded.image)
         fixture.cache.memoryCache.removeAll()
@@ -48,12 +56,28 @@ struct ImageManagerCacheTests {
             context.thumbnailPixelSize = PixelSize(width: 8, height: 8)
             return (options, context)
         }
-        let thumbKey = try #require(fixture.manager.cacheKey(for: url))
+        let thumbKey = try #require(fixture.manager.cacheKey(for: url, context: WebImageContext()))
         #expect(thumbKey.contains("-Thumbnail("))
+        #expect(fixture.manager.cacheKey(for: url) == url.absoluteString)
         #expect(await !fixture.manager.cachedImageExists(for: url))
         let thumb = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
         #expect(fixture.cache.imageFromMemoryCache(forKey: thumbKey) === thumb.image)
         #expect(await fixture.manager.diskImageExists(for: url))
+    }
+
+    @Test("saveImageToCache(_:for:) stores an image the app has under the URL's original key: later loads find it in memory, then on disk, and load nothing")
+    func saveImageToCache() async throws {
+        let loader = CountingLoader()
+        let fixture = try ManagerFixture(loader: loader)
+        let url = fixture.directory.appendingPathComponent("never-written.png")  // a load would fail: no such file
+        let image = try ImageCodersManager.shared.decode(try Fixtures.data("png-rgb.png"))
+        try await fixture.manager.saveImageToCache(image, for: url)
+        let fromMemory = try await fixture.manager.loadImage(with: url)
+        #expect(fromMemory.cacheType == .memory && fromMemory.image === image)
+        fixture.cache.memoryCache.removeAll()
+        let fromDisk = try await fixture.manager.loadImage(with: url)
+        #expect(fromDisk.cacheType == .disk && fromDisk.image.bitmap == image.bitmap)
+        #expect(loader.counter.count == 0)
     }
 
     @Test("first load from the loader, then memory, then — memory cleared — disk; one loader call")

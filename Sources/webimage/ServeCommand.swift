@@ -41,7 +41,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-output-pixels"), help: "Largest variant in pixels (checked before any decode and after every step that changes its size; 413 past it).") var maxOutputPixels = 25_000_000
     @Option(name: .customLong("max-animation-bytes"), help: "RGBA bytes of an animation: its decoded frames (past it they are scaled down) and its variant, frames x output pixels x 4 (past it 413).")
     var maxAnimationBytes = 256 * 1024 * 1024
-    @Option(name: .customLong("max-cache-size"), help: "Disk budget of each cache tier (sources, results), bytes.") var maxCacheSize = 1024 * 1024 * 1024
+    // The other commands' size syntax; serve keeps its own default (1 GiB a tier, two tiers).
+    @Option(name: .customLong("max-cache-size"), help: ArgumentHelp(
+        "Disk budget of each cache tier (sources, results), e.g. 500MB or 2GB; 0 = no limit (default: 1GiB).",
+        valueName: "SIZE"))
+    var maxCacheSize: ByteSize?
     @Option(name: .customLong("max-redirects"), help: "Redirects followed per source, each hop checked.") var maxRedirects = 3
     @Option(name: .customLong("source-timeout"), help: "Seconds a source download may stay idle.") var sourceTimeout = 10.0
     @Option(name: .customLong("request-deadline"), help: "Seconds a request may take before the answer is 504.") var requestDeadline = 30.0
@@ -65,7 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxSourcePixels = maxSourcePixels
         configuration.maxOutputPixels = maxOutputPixels
         configuration.maxAnimationBytes = maxAnimationBytes
-        configuration.maxCacheBytes = maxCacheSize
+        configuration.maxCacheBytes = maxCacheSize?.bytes ?? configuration.maxCacheBytes
         configuration.maxRedirects = maxRedirects
         configuration.sourceTimeout = sourceTimeout
         configuration.resultMaxAge = resultMaxAge
@@ -79,7 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         for (name, value) in [("--max-source-bytes", Int(maxSourceBytes)), ("--max-source-pixels", maxSourcePixels),
                               ("--max-output-pixels", maxOutputPixels), ("--max-animation-bytes", maxAnimationBytes),
-                              ("--max-cache-size", maxCacheSize), ("--concurrency", concurrency)] where value <= 0 {
+                              ("--concurrency", concurrency)] where value <= 0 {
             throw ValidationError("\(name) must be greater than 0")
         }
         guard sourceTimeout > 0, requestDeadline > 0 else { throw ValidationError("--source-timeout and --request-deadline must be greater than 0") }

@@ -47,11 +47,13 @@ struct ServeCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (process, port, settings) = try await startServe(
             ["--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path, "--result-max-age", "60",
-             "--max-output-pixels", "1000", "--max-redirects", "1", "--source-timeout", "30"],
+             "--max-output-pixels", "1000", "--max-redirects", "1", "--source-timeout", "30", "--max-cache-size", "2GB"],
             environment: ["WEBIMAGE_PURGE_TOKEN": "s3cret-token"])
         defer { process.terminate() }
         #expect(settings.contains("output 1000 px") && settings.contains("1 redirects") && settings.contains("source timeout 30.0 s"))
         #expect(settings.contains("max-age 60 s") && !settings.contains("s3cret-token"), "\(settings)")
+        // --max-cache-size takes the other commands' sizes (2GB = 2,000,000,000 bytes, as `du --si`).
+        #expect(settings.contains("2000000000 bytes per tier"), "\(settings)")
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let base = "http://127.0.0.1:\(port)/unsafe"
         let small = try await client.execute(HTTPClientRequest(url: "\(base)/20x0/127.0.0.1:\(origin.port)/a.jpg"), timeout: Self.answerTimeout)

@@ -18,6 +18,7 @@ public final class AnimatedImagePlayer: Sendable {
     private let state: Mutex<PlayerState>
 
     /// - Parameters:
+    ///   - provider: the animation's frames and durations (an ``AnimatedImage``, or any ``AnimatedFrameProvider``).
     ///   - clock: where time comes from; a ``ManualAnimationClock`` makes playback deterministic.
     ///   - decodeQueue: where frames are decoded (a serial queue of its own by default).
     ///   - tickInterval: how often the clock is asked to tick (60 Hz, a display's refresh).

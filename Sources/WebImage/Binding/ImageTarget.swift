@@ -31,7 +31,7 @@ extension ImageTarget {
 
 /// A target that plays animations with a player: SDWebImage's `SDAnimatedImageView`.
 /// ``ImageBinding`` loads animations for it to decode on demand (``OnDemandAnimationCoder``,
-/// unless the load names a coder of its own), shows the poster frame through ``setImage(_:transition:)``,
+/// unless the load names a coder of its own), shows the poster frame through ``ImageTarget/setImage(_:transition:)``,
 /// then hands over a player. The target owns the player: it sets the loop count and handlers,
 /// starts it, and stops it when its image changes.
 public protocol AnimatedImageTarget: ImageTarget {

@@ -1,4 +1,5 @@
-/// Switches for one load (SDWebImage's `SDWebImageOptions`; the raw values are SD's bits).
+/// Switches for one load (SDWebImage's `SDWebImageOptions`; the raw values are SDWebImage 5's bits,
+/// which differ from SDWebImage 4's from `1 << 2` on: convert 4's by name).
 /// Flags that only mean something on UIKit/AppKit — `continueInBackground`, `preloadAllFrames`,
 /// `matchAnimatedImageClass`, `transformVectorImage`, `waitTransition` — are left out rather than
 /// accepted and ignored, and so is `avoidDecodeImage`: it skips UIKit's deferred force-decode, and

@@ -11,6 +11,7 @@ struct CacheCommand: AsyncParsableCommand {
               webimage cache info           # path, size, entries, oldest, newest
               webimage cache info --json    # the same as one JSON line
               webimage cache clean          # remove expired entries, trim to the limit
+              webimage cache clean --max-age 30d --expire-type access
               webimage cache clear --cache-dir /tmp/thumbs
             """,
         subcommands: [Info.self, Clean.self, Clear.self, Export.self]
@@ -40,12 +41,47 @@ struct CacheCommand: AsyncParsableCommand {
     struct Clean: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "clean",
-            abstract: "Remove expired entries (stored more than 7 days ago, by modification date: SDWebImage's default), then trim to --max-cache-size.")
+            abstract: "Remove expired entries (by default stored more than 7 days ago, by modification date: SDWebImage's rule), then trim to --max-cache-size.",
+            discussion: """
+                Images pinned in a collection stay. --expire-type access ages entries by when they were                 last read (the file system's access time: with Linux's default relatime, at least daily).
+
+                Examples:
+                  webimage cache clean --max-age 30d
+                  webimage cache clean --max-age 12h --expire-type access
+                """)
 
         @OptionGroup var cacheDirectory: CacheDirectoryOption
+        @Option(name: .customLong("max-age"), help: ArgumentHelp("Remove entries older than this: 90s, 45m, 12h, 30d or 2w (default 7d).", valueName: "DURATION"))
+        var maxAge: Age = Age(seconds: DiskCacheConfig().maxDiskAge)
+        @Option(name: .customLong("expire-type"), help: ArgumentHelp("Age by when an entry was stored (modification) or last read (access).", valueName: "access|modification"))
+        var expireType: ExpireType = .modification
+
+        enum ExpireType: String, ExpressibleByArgument, CaseIterable {
+            case access, modification
+        }
+
+        /// A duration as people write one: a number and a unit (s, m, h, d, w); a bare number is seconds.
+        struct Age: ExpressibleByArgument {
+            let seconds: TimeInterval
+            init(seconds: TimeInterval) { self.seconds = seconds }
+            init?(argument: String) {
+                let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604_800]
+                let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
+                let unit = text.last.flatMap { units[$0] }
+                guard let value = Double(unit == nil ? text : String(text.dropLast())), value >= 0, value.isFinite else { return nil }
+                seconds = value * (unit ?? 1)
+            }
+
+            var defaultValueDescription: String {
+                seconds.truncatingRemainder(dividingBy: 86400) == 0 ? "\(Int(seconds / 86400))d" : "\(Int(seconds))s"
+            }
+        }
 
         func run() async throws {
-            let removed = DiskCache(directory: cacheDirectory.directory, config: cacheDirectory.diskConfig).removeExpiredData()
+            var config = cacheDirectory.diskConfig
+            config.maxDiskAge = maxAge.seconds
+            config.expireType = expireType == .access ? .accessDate : .modificationDate
+            let removed = DiskCache(directory: cacheDirectory.directory, config: config).removeExpiredData()
             print("removed \(removed.removedCount) entries, \(ByteCount.text(removed.removedSize)) from \(cacheDirectory.directory.path)")
         }
     }

@@ -46,7 +46,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("transform"), help: ArgumentHelp("Transform steps after decoding (see below).", valueName: "STEPS"))
     var transforms: [String] = []
 
-    @Option(help: ArgumentHelp("Format of the -o file: png, jpeg, webp or gif.", valueName: "FORMAT"))
+    @Option(help: ArgumentHelp("Format of the -o file: png, jpeg, webp, gif or avif.", valueName: "FORMAT"))
     var format: OutputFormat?
 
     @Option(help: ArgumentHelp("JPEG/WebP quality of the -o file, 0-100 (default 90).", valueName: "Q"))
@@ -54,6 +54,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
     @OptionGroup var trust: TrustOptions
+    @OptionGroup var offline: OfflineOption
 
     @Flag(name: .customLong("no-cache"), help: "Neither look in nor store to the memory or disk cache.")
     var noCache = false
@@ -68,6 +69,7 @@ struct FetchCommand: AsyncParsableCommand {
         if let quality, !(0...100).contains(quality) {
             throw ValidationError("--quality takes 0-100 (got \(quality))")
         }
+        if offline.offline, noCache { throw ValidationError("--offline reads only the cache; it cannot go with --no-cache") }
         if output == nil, format != nil || quality != nil {
             throw ValidationError("--format and --quality describe the -o file; add -o OUT")
         }
@@ -84,7 +86,7 @@ struct FetchCommand: AsyncParsableCommand {
             outcome = .failure(error)
         }
         await pipeline.shutdown()
-        if case .failure(let error) = outcome { CLIError.exit(with: error.message) }
+        if case .failure(let error) = outcome { CLIError.exit(with: error.message, status: error.status) }
     }
 
     private func fetch(_ pipeline: CLIPipeline, logger: Logger) async throws(CLIError) {
@@ -100,12 +102,13 @@ struct FetchCommand: AsyncParsableCommand {
             context.originalStoreCacheType = .none
         }
         // The process exits right after: answer only once the bytes are on disk.
-        let options: WebImageOptions = [.waitStoreCache, .retryFailed]
+        let options = offline.applied(to: [.waitStoreCache, .retryFailed])
         let start = ContinuousClock.now
         let result: ImageResult
         do {
             result = try await pipeline.manager.loadImage(with: url, options: options, context: context)
         } catch {
+            if let message = offline.message(for: error, source: source) { throw CLIError(message, status: CLIError.notCachedStatus) }
             throw CLIError("\(source): \(error)\(Self.hint(for: error, url: url))")
         }
         let elapsed = ContinuousClock.now - start
@@ -163,7 +166,7 @@ struct FetchCommand: AsyncParsableCommand {
     static func hint(for error: WebImageError, url: URL) -> String {
         switch error {
         case .invalidDownloadStatusCode(404): " (check the URL)"
-        case .badImageData: " (the bytes are not an image WebImage decodes: JPEG, PNG, GIF or WebP)"
+        case .badImageData: " (the bytes are not an image WebImage decodes: JPEG, PNG, GIF, WebP, AVIF, JPEG XL or HEIF)"
         case .transport where url.isFileURL: " (check the path)"
         case .transport: " (is the server reachable? try: curl -I \(url.absoluteString))"
         case .invalidURL: " (give an http(s):// URL or an existing file path)"

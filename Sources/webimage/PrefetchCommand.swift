@@ -74,56 +74,9 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
         // Bulk work: through the lean client (less than half of AsyncHTTPClient's CPU per image).
         let pipeline = CLIPipeline(cache: cacheDirectory, concurrency: concurrency, transport: .http1, trust: trust.certificates.files, timeout: trust.timeout)
-        let tally = PrefetchTally(total: list.count, disk: pipeline.cache.diskCache)
-        let (interrupted, snapshot) = await prefetch(list, pipeline: pipeline, tally: tally, logger: logger)
+        let run = PrefetchRun(pipeline: pipeline, concurrency: concurrency, decode: decode, showsProgress: !noProgress, logger: logger)
+        let outcome = try await run.run(list)
         await pipeline.shutdown()
-
-        let seconds = tally.elapsedSeconds
-        for url in snapshot.failed {
-            logger.info("skipped \(url.absoluteString)")
-        }
-        if interrupted {
-            logger.warning("interrupted: \(list.count - snapshot.done) URLs not fetched")
-        }
-        logger.info("\(ByteCount.text(Int(snapshot.bytes))) stored, \(Int(Double(snapshot.done) / max(seconds, 0.001))) images/s")
-        print("finished \(snapshot.succeeded), skipped \(snapshot.failed.count) in \(String(format: "%.1f", seconds)) s")
-        if interrupted { throw ExitCode(130) }
-        if !snapshot.failed.isEmpty { throw ExitCode(2) }
-    }
-
-    /// Runs the prefetch with the progress display and Ctrl-C handling; answers whether it was
-    /// interrupted and the final counts.
-    private func prefetch(_ list: [URL], pipeline: CLIPipeline, tally: PrefetchTally, logger: Logger) async -> (Bool, PrefetchTally.Snapshot) {
-        var settings = ImagePrefetcher.Settings()
-        // --concurrency bounds the downloads (the downloader's limit, as curl's --parallel-max);
-        // the window holds twice that so checks and disk writes overlap the next downloads.
-        settings.maxConcurrentPrefetchCount = concurrency * 2
-        // The process exits when the list is done, so a store must be on disk before its load
-        // counts; images are stored to disk only (nothing here reads memory, and without --decode
-        // the decoded image is a placeholder). A disk-only prefetch takes an entry already on disk
-        // for a stat, without reading or decoding it; a cache with no entry yet (a first run) is not
-        // asked at all.
-        settings.options = [.lowPriority, .waitStoreCache, .retryFailed]
-        settings.context.storeCacheType = .disk
-        settings.context.queryCacheType = pipeline.cache.diskCache.mayHoldEntries ? .disk : .none
-        if !decode { settings.context.imageCoder = StructureCheckCoder() }
-        settings.observer = { event in
-            guard case .didPrefetch(let url, let succeeded, _, _) = event else { return }
-            tally.record(url, succeeded: succeeded)
-            // With .waitStoreCache the bytes are on disk by now: scripts/crash-consistency holds
-            // the CLI to every URL it reports this way.
-            if succeeded { logger.debug("stored \(url.absoluteString)") }
-        }
-        let prefetcher = ImagePrefetcher(manager: pipeline.manager, settings: settings)
-
-        let progress = PrefetchProgress(tally: tally, enabled: !noProgress)
-        let display = Task { await progress.run() }
-        let work = Task { _ = await prefetcher.prefetch(list) }
-        let interrupt = InterruptSignal { work.cancel() }
-        await work.value
-        interrupt.stop()
-        display.cancel()
-        await display.value
-        return (interrupt.wasInterrupted, tally.snapshot)
+        try run.finish(outcome, of: list)
     }
 }

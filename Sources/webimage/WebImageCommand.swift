@@ -9,6 +9,8 @@ struct WebImageCommand: AsyncParsableCommand {
             Examples:
               webimage fetch https://example.com/cat.jpg --thumbnail 256x256 -o cat.png -v
               webimage prefetch --from urls.txt --concurrency 16
+              webimage collection add chapter-1 --from chapter-1.txt
+              webimage fetch https://example.com/cat.jpg --offline
               webimage cache info
               webimage decode photo.jpg
               webimage show https://example.com/cat.jpg
@@ -17,7 +19,7 @@ struct WebImageCommand: AsyncParsableCommand {
             --cache-dir DIR picks another. `webimage help COMMAND` explains each command.
             """,
         subcommands: [
-            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DecodeCommand.self, ShowCommand.self, ServeCommand.self,
+            FetchCommand.self, PrefetchCommand.self, CollectionCommand.self, CacheCommand.self, DecodeCommand.self, ShowCommand.self, ServeCommand.self,
             BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self, BenchDownloadCommand.self, BenchLoadsCommand.self,
             BenchAnimationCommand.self, BenchEncodeCommand.self,
         ]

@@ -33,6 +33,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
     @OptionGroup var trust: TrustOptions
+    @OptionGroup var offline: OfflineOption
 
     @Flag(name: .customLong("no-cache"), help: "Load without reading or writing the cache.")
     var noCache = false
@@ -41,6 +42,7 @@ struct ShowCommand: AsyncParsableCommand {
         if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
         if let rows, rows < 1 { throw ValidationError("--rows must be at least 1") }
         if let loops, loops < 0 { throw ValidationError("--loops must not be negative") }
+        if offline.offline, noCache { throw ValidationError("--offline reads only the cache; it cannot go with --no-cache") }
     }
 
     func run() async throws {
@@ -50,14 +52,14 @@ struct ShowCommand: AsyncParsableCommand {
         let target = TerminalImageTarget(
             renderer: renderer, loops: loops ?? (isatty(STDOUT_FILENO) != 0 ? nil : 1), transition: .fade,
             indicator: interactive ? TerminalIndicator() : nil)
-        let pipeline = CLIPipeline(cache: cacheDirectory, trust: trust.certificates.files)
+        let pipeline = CLIPipeline(cache: cacheDirectory, trust: trust.certificates.files, timeout: trust.timeout)
         let binding = ImageBinding(manager: pipeline.manager)
         var context = WebImageContext()
         if noCache { (context.queryCacheType, context.storeCacheType, context.originalStoreCacheType) = (.none, .none, .none) }
         let result: Result<ImageResult, WebImageError> = await withCheckedContinuation { continuation in
             binding.setImage(
                 on: target, with: CLIPipeline.url(from: source), placeholder: Self.placeholder,
-                options: .waitStoreCache, context: context, completed: { continuation.resume(returning: $0) })
+                options: offline.applied(to: .waitStoreCache), context: context, completed: { continuation.resume(returning: $0) })
         }
         switch result {
         case .success:
@@ -65,6 +67,7 @@ struct ShowCommand: AsyncParsableCommand {
             await pipeline.shutdown()
         case .failure(let error):
             await pipeline.shutdown()
+            if let message = offline.message(for: error, source: source) { CLIError.exit(with: message, status: CLIError.notCachedStatus) }
             CLIError.exit(with: "cannot show \(source): \(error)")
         }
     }

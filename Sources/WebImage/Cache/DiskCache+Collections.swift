@@ -14,14 +14,17 @@ extension DiskCache {
         if let key = keys.first(where: { $0.isEmpty || $0.contains("\n") || $0.contains("\r") }) {
             throw ImageCollectionError.invalidKey(key)
         }
-        try state.withLock { state in
+        let buildsIndex = try state.withLock { state in
             let current = collectionsOnDisk(&state)
             var list = current.keys[collection] ?? []
             var seen = Set(list)
             for key in keys where seen.insert(key).inserted { list.append(key) }
             try writeCollection(collection, keys: list, sync: state.config.synchronizesWrites)
             state.collections.forget()
+            // The room check beside pinned entries needs the index: have it ready for the stores to come.
+            return beginIndexBuildIfNeeded(&state)
         }
+        if buildsIndex { buildIndexInBackground() }
     }
 
     /// Removes `collection`; its entries then age and trim as any other (unless another

@@ -1,8 +1,9 @@
 # Sourced by scripts/test and scripts/tsan: the Debian packages the tests need, and a venv
 # (.venv-tests, Debian's python3-venv) for the test-only PyPI packages, first on PATH so the specs'
 # `python3` is the venv's. The system Python is never changed (PEP 668 forbids it on Debian 12).
-# Tests: PyPI's libthumbor makes the signed thumbor URLs the server specs accept (a real client).
-test_python_packages=(libthumbor)
+# Tests: PyPI's libthumbor makes the signed thumbor URLs the server specs accept (a real client);
+# Pillow makes scripts/hostile-check's images and reads its answers. MODULE:PACKAGE when they differ.
+test_python_packages=(libthumbor PIL:pillow)
 test_venv() {
   local root venv
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -12,8 +13,8 @@ test_venv() {
   [ -x "$venv/bin/python3" ] || /usr/bin/python3 -m venv "$venv"
   local p
   for p in "${test_python_packages[@]}"; do
-    "$venv/bin/python3" -c "import $p" 2>/dev/null ||
-      "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check "$p" >&2
+    "$venv/bin/python3" -c "import ${p%%:*}" 2>/dev/null ||
+      "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check "${p#*:}" >&2
   done
   export PATH="$venv/bin:$PATH"
 }

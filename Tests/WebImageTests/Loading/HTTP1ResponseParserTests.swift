@@ -108,6 +108,8 @@ struct HTTP1ResponseParserTests {
         #expect(try read("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n").first?.keepAlive == false)
         #expect(try read("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n").first?.keepAlive == true)
         #expect(try read("HTTP/1.1 200 OK\r\nConnection: upgrade, CLOSE\r\nContent-Length: 0\r\n\r\n").first?.keepAlive == false)
+        // llhttp does not read `keep-alive` followed by a tab: neither does this parser (found by differential fuzzing).
+        #expect(try read("HTTP/1.0 200 OK\r\nConnection: keep-alive\t\r\nContent-Length: 0\r\n\r\n").first?.keepAlive == false)
     }
 
     @Test("LF-only line endings are read like CRLF")
@@ -134,6 +136,10 @@ struct HTTP1ResponseParserTests {
             ("ICY 200 OK\r\n\r\n", .malformedStatusLine),
             ("HTTP/1.1 200 OK\r\nX: a\rb\r\n\r\n", .malformedField),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\r\n\r\n", .malformedField),
+            // Chunked to a lenient reader, close-delimited to llhttp: refused rather than guessed (differential fuzzing).
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\t\r\n\r\n", .malformedField),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked,\r\n\r\n", .malformedField),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked , \r\n\r\n", .malformedField),
             ("HTTP/1.1 200 O\rK\r\n\r\n", .malformedStatusLine),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\r\nhello\r\n", .malformedChunk),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\rb\r\n\r\n", .malformedField),

@@ -34,13 +34,17 @@ extension HTTP1ResponseParser {
                 length = declared
                 continue
             case .transferEncoding:
+                // `chunked\t` and `chunked,` end in chunked for us and not for llhttp (close-delimited): refused, not guessed.
+                guard !bytes[line].contains(UInt8(ascii: "\t")), value.last != UInt8(ascii: ",") else { throw .malformedField }
                 var last: Bool?
                 for token in Tokens(value) { last = ASCII.equalsIgnoringCase(token, "chunked") }
                 chunkedLast = last ?? chunkedLast ?? false
             case .connection:
+                // llhttp ignores `keep-alive\t`: with a tab, an HTTP/1.0 connection is not kept, as there.
+                let tab = bytes[line].contains(UInt8(ascii: "\t"))
                 for token in Tokens(value) {
                     close = close || ASCII.equalsIgnoringCase(token, "close")
-                    keepAliveAsked = keepAliveAsked || ASCII.equalsIgnoringCase(token, "keep-alive")
+                    keepAliveAsked = keepAliveAsked || !tab && ASCII.equalsIgnoringCase(token, "keep-alive")
                 }
             case .other: break
             }

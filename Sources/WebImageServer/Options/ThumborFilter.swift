@@ -14,30 +14,34 @@ public struct ThumborFilter: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(name)(\(arguments.joined(separator: ",")))" }
 
     /// `f(a):g(b,c)` → two filters. Arguments may hold `:` and `/` (a watermark's URL), so the
-    /// list is split at `:` only between a `)` and the next name.
-    static func parseList(_ text: Substring) throws(ThumborPathError) -> [ThumborFilter] {
+    /// list is split at `:` only between a `)` and the next name. Delimiters are Unicode scalars (a
+    /// combining mark never hides a `(`), and `f( )` has no arguments, as `f()`.
+    static func parseList(_ text: Substring.UnicodeScalarView) throws(ThumborPathError) -> [ThumborFilter] {
         var filters: [ThumborFilter] = []
         var rest = text
         while !rest.isEmpty {
             guard let open = rest.firstIndex(of: "("), let close = closingParenthesis(in: rest, after: open) else {
-                throw .badFilter(String(rest))
+                throw .badFilter(String(Substring(rest)))
             }
             let name = rest[..<open]
-            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
-                throw .badFilter(String(rest))
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }) else {
+                throw .badFilter(String(Substring(rest)))
             }
-            let inside = rest[rest.index(after: open)..<close]
-            let arguments = inside.isEmpty ? [] : inside.split(separator: ",", omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            filters.append(ThumborFilter(name: String(name), arguments: arguments))
+            let inside = String(Substring(rest[rest.index(after: open)..<close]))
+            let arguments = inside.trimmingCharacters(in: .whitespaces).isEmpty ? [] : inside.unicodeScalars
+                .split(separator: ",", omittingEmptySubsequences: false)
+                .map { String(String.UnicodeScalarView($0)).trimmingCharacters(in: .whitespaces) }
+            filters.append(ThumborFilter(name: String(Substring(name)), arguments: arguments))
             rest = rest[rest.index(after: close)...]
-            if rest.first == ":" { rest = rest.dropFirst() } else if !rest.isEmpty { throw .badFilter(String(rest)) }
+            if rest.first == ":" { rest = rest.dropFirst() } else if !rest.isEmpty { throw .badFilter(String(Substring(rest))) }
         }
         return filters
     }
 
     /// The `)` that ends the argument list opened at `open`, nested parentheses counted.
-    private static func closingParenthesis(in text: Substring, after open: Substring.Index) -> Substring.Index? {
+    private static func closingParenthesis(
+        in text: Substring.UnicodeScalarView, after open: Substring.UnicodeScalarView.Index
+    ) -> Substring.UnicodeScalarView.Index? {
         var depth = 0
         var index = open
         while index < text.endIndex {

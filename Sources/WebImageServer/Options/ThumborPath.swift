@@ -65,52 +65,57 @@ public struct ThumborPath: Sendable, Hashable {
     /// Parses `path` (with or without its leading slash; the request's query string, if any,
     /// appended as `?query`, since it belongs to the source). `decodingSource` false takes the
     /// source as written: for a path that was percent-decoded once already.
+    ///
+    /// Delimiters are found among Unicode scalars, not Characters: a `/` followed by a combining
+    /// mark is still a `/`, so a grapheme cluster can never hide a segment's end.
     public init(parsing path: String, decodingSource: Bool = true) throws(ThumborPathError) {
-        var rest = Substring(path.hasPrefix("/") ? path.dropFirst() : Substring(path))
+        var rest = path.unicodeScalars[...]
+        if rest.first == "/" { rest = rest.dropFirst() }
         guard let first = Self.nextSegment(rest) else { throw .missingSource }
-        if first == "unsafe" {
+        if Self.equals(first, "unsafe") {
             authorization = .unsafe
-        } else if first.count >= 27, first.allSatisfy(Self.isBase64URLCharacter) {
-            authorization = .signature(String(first))
+        } else if first.count >= 27, first.allSatisfy(Self.isBase64URLScalar) {
+            authorization = .signature(String(Substring(first)))
         } else {
             throw .unsigned
         }
-        rest = rest.dropFirst(first.count + 1)
-        signedPart = String(rest)
+        Self.advance(&rest, past: first)
+        signedPart = String(Substring(rest))
         source = ""
 
         if Self.take("debug", from: &rest) { debug = true }
         if Self.take("meta", from: &rest) { meta = true }
-        if let segment = Self.nextSegment(rest), let trim = Self.trim(segment) {
+        if let segment = Self.nextSegment(rest), let trim = Self.trim(Substring(segment)) {
             self.trim = trim
-            rest = rest.dropFirst(segment.count + 1)
+            Self.advance(&rest, past: segment)
         }
-        if let segment = Self.nextSegment(rest), let crop = Self.cropBox(segment) {
+        if let segment = Self.nextSegment(rest), let crop = Self.cropBox(Substring(segment)) {
             self.crop = crop
-            rest = rest.dropFirst(segment.count + 1)
+            Self.advance(&rest, past: segment)
         }
-        if let segment = Self.nextSegment(rest), let fitIn = FitIn(rawValue: String(segment)) {
+        if let segment = Self.nextSegment(rest), let fitIn = FitIn(rawValue: String(Substring(segment))) {
             self.fitIn = fitIn
-            rest = rest.dropFirst(segment.count + 1)
+            Self.advance(&rest, past: segment)
         }
-        if let segment = Self.nextSegment(rest), let size = Self.size(segment) {
+        if let segment = Self.nextSegment(rest), let size = Self.size(Substring(segment)) {
             (width, flipHorizontally, height, flipVertically) = size
-            rest = rest.dropFirst(segment.count + 1)
+            Self.advance(&rest, past: segment)
         }
-        if let segment = Self.nextSegment(rest), let align = HorizontalAlign(rawValue: String(segment)) {
+        if let segment = Self.nextSegment(rest), let align = HorizontalAlign(rawValue: String(Substring(segment))) {
             horizontalAlign = align
-            rest = rest.dropFirst(segment.count + 1)
+            Self.advance(&rest, past: segment)
         }
-        if let segment = Self.nextSegment(rest), let align = VerticalAlign(rawValue: String(segment)) {
+        if let segment = Self.nextSegment(rest), let align = VerticalAlign(rawValue: String(Substring(segment))) {
             verticalAlign = align
-            rest = rest.dropFirst(segment.count + 1)
+            Self.advance(&rest, past: segment)
         }
         if Self.take("smart", from: &rest) { smart = true }
-        if rest.hasPrefix("filters:"), let end = Self.filtersEnd(rest) {
+        if rest.starts(with: "filters:".unicodeScalars), let end = Self.filtersEnd(rest) {
             filters = try ThumborFilter.parseList(rest[rest.index(rest.startIndex, offsetBy: 8)..<end])
             rest = rest[rest.index(after: end)...]
         }
-        let decoded = decodingSource ? rest.removingPercentEncoding ?? String(rest) : String(rest)
+        let written = String(Substring(rest))
+        let decoded = decodingSource ? written.removingPercentEncoding ?? written : written
         guard !decoded.isEmpty else { throw .missingSource }
         source = decoded
     }
@@ -131,21 +136,44 @@ public struct ThumborPath: Sendable, Hashable {
         return parts.joined(separator: "/")
     }
 
+    /// This request in one spelling per meaning, `unsafe/` + ``canonicalOptions`` + the source
+    /// percent-encoded as one segment (`%` and `/` escaped): it parses back to the same options and
+    /// source, whatever the source looks like (`smart/x.jpg` is not read as the `smart` option).
+    public var canonicalPath: String {
+        var escapes = CharacterSet.urlPathAllowed
+        escapes.remove(charactersIn: "/%")
+        return "unsafe/" + canonicalOptions + "/" + (source.addingPercentEncoding(withAllowedCharacters: escapes) ?? source)
+    }
+
     // MARK: Parts
 
-    private static func nextSegment(_ rest: Substring) -> Substring? {
+    private typealias Scalars = Substring.UnicodeScalarView
+
+    private static func nextSegment(_ rest: Scalars) -> Scalars? {
         guard let slash = rest.firstIndex(of: "/") else { return nil }  // the last segment is the source
         return rest[..<slash]
     }
 
-    private static func take(_ word: String, from rest: inout Substring) -> Bool {
-        guard nextSegment(rest) == Substring(word) else { return false }
-        rest = rest.dropFirst(word.count + 1)
+    /// `rest` after `segment` (a prefix of it) and the `/` that ends it.
+    private static func advance(_ rest: inout Scalars, past segment: Scalars) {
+        rest = rest[rest.index(after: segment.endIndex)...]
+    }
+
+    private static func equals(_ scalars: Scalars, _ word: String) -> Bool {
+        scalars.elementsEqual(word.unicodeScalars)
+    }
+
+    private static func take(_ word: String, from rest: inout Scalars) -> Bool {
+        guard let segment = nextSegment(rest), equals(segment, word) else { return false }
+        advance(&rest, past: segment)
         return true
     }
 
-    private static func isBase64URLCharacter(_ character: Character) -> Bool {
-        character.isASCII && (character.isLetter || character.isNumber || "-_=".contains(character))
+    private static func isBase64URLScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "-", "_", "=": true
+        default: false
+        }
     }
 
     private static func trim(_ segment: Substring) -> Trim? {
@@ -194,7 +222,7 @@ public struct ThumborPath: Sendable, Hashable {
     }
 
     /// The `/` closing a `filters:` segment: the first `)/` (thumbor's lazy `.+?\)/`).
-    private static func filtersEnd(_ rest: Substring) -> Substring.Index? {
+    private static func filtersEnd(_ rest: Scalars) -> Scalars.Index? {
         var index = rest.startIndex
         while let close = rest[index...].firstIndex(of: ")") {
             let next = rest.index(after: close)

@@ -92,4 +92,25 @@ struct ThumborPathTests {
         #expect(!signer.isValid(String(signature.dropLast()) + "A", for: part))
         #expect(!URLSigner(keys: []).isValid(signature, for: part))
     }
+
+    @Test("the canonical path parses back to the same request: a decoded source that looks like an option, a combining mark after a delimiter, an empty argument list (fuzzing found each)",
+          arguments: ["/unsafe/%73mart/x.jpg", "/unsafe/%66ilters:a()/x.jpg", "/unsafe/top/\u{301}x.jpg", "/unsafe/smart/\u{301}x.jpg",
+                      "/unsafe/filters:f(x\u{600} )/a.jpg", "/unsafe/filters:f( \u{301}x)/a.jpg", "/unsafe/filters:f( ):g()/a.jpg",
+                      "/unsafe/10x20/left/top/smart/filters:q(1,2)/example.com/a%2Fb.jpg?x=%25"])
+    func canonicalRoundTrip(_ text: String) throws {
+        let path = try ThumborPath(parsing: text)
+        let again = try ThumborPath(parsing: path.canonicalPath)
+        #expect(again.canonicalOptions == path.canonicalOptions && again.source == path.source && again.filters == path.filters)
+        #expect(again.smart == path.smart && again.verticalAlign == path.verticalAlign)
+    }
+
+    @Test("delimiters are Unicode scalars: a / or ( followed by a combining mark still ends its part; f( ) has no arguments")
+    func scalarDelimiters() throws {
+        let aligned = try ThumborPath(parsing: "/unsafe/top/\u{301}x.jpg")
+        #expect(aligned.verticalAlign == .top && aligned.source == "\u{301}x.jpg")
+        let filtered = try ThumborPath(parsing: "/unsafe/filters:f(x\u{600}):g( )/a.jpg")
+        #expect(filtered.filters == [ThumborFilter(name: "f", arguments: ["x\u{600}"]), ThumborFilter(name: "g")])
+        #expect(filtered.source == "a.jpg")
+        #expect(try ThumborPath(parsing: "/unsafe/%73mart/x.jpg").source == "smart/x.jpg")
+    }
 }

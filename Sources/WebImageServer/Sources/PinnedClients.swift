@@ -24,7 +24,8 @@ final class PinnedClients: Sendable {
     private let config: DownloaderConfig
     private let idleLifetime: Duration
     private let capacity: Int
-    private let entries = Mutex<[String: Entry]>([:])
+    /// nil once shut down: a late load then gets no new client (none would ever be shut down).
+    private let entries = Mutex<[String: Entry]?>([:])
 
     init(config: DownloaderConfig, idleLifetime: Duration = .seconds(120), capacity: Int = 64) {
         self.config = config
@@ -38,36 +39,37 @@ final class PinnedClients: Sendable {
         for target: SourceResolver.Target, _ body: (ImageDownloader) async throws(WebImageError) -> T
     ) async throws(WebImageError) -> T {
         let key = "\(target.host)|\(target.address)"
-        let downloader = checkOut(key, target: target)
+        guard let downloader = checkOut(key, target: target) else { throw .cancelled }
         defer { checkIn(key) }
         return try await body(downloader)
     }
 
     /// Clients open now (for specs and metrics).
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { entries.withLock { $0?.count ?? 0 } }
 
-    private func checkOut(_ key: String, target: SourceResolver.Target) -> ImageDownloader {
+    private func checkOut(_ key: String, target: SourceResolver.Target) -> ImageDownloader? {
         let now = ContinuousClock.now
-        let (downloader, retired) = entries.withLock { entries -> (ImageDownloader, [Entry]) in
+        let (downloader, retired) = entries.withLock { entries -> (ImageDownloader?, [Entry]) in
+            guard entries != nil else { return (nil, []) }
             var retired: [Entry] = []
-            for (name, entry) in entries where entry.isIdle && now - entry.lastUsed > idleLifetime {
+            for (name, entry) in entries! where entry.isIdle && now - entry.lastUsed > idleLifetime {
                 retired.append(entry)
-                entries[name] = nil
+                entries![name] = nil
             }
-            if var entry = entries[key] {
+            if var entry = entries![key] {
                 entry.lastUsed = now
                 entry.downloads += 1
-                entries[key] = entry
+                entries![key] = entry
                 return (entry.downloader, retired)
             }
-            if entries.count >= capacity,
-               let oldest = entries.filter({ $0.value.isIdle }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+            if entries!.count >= capacity,
+               let oldest = entries!.filter({ $0.value.isIdle }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 retired.append(oldest.value)
-                entries[oldest.key] = nil
+                entries![oldest.key] = nil
             }
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration(for: target))
             let entry = Entry(downloader: ImageDownloader(config: config, client: client), client: client, lastUsed: now, downloads: 1)
-            entries[key] = entry
+            entries![key] = entry
             return (entry.downloader, retired)
         }
         Self.retire(retired)
@@ -77,18 +79,24 @@ final class PinnedClients: Sendable {
     private func checkIn(_ key: String) {
         let now = ContinuousClock.now
         entries.withLock { entries in
-            entries[key]?.downloads -= 1
-            entries[key]?.lastUsed = now
+            entries?[key]?.downloads -= 1
+            entries?[key]?.lastUsed = now
         }
     }
 
-    /// Shuts every client down (the server's drain).
+    /// Shuts every client down (the server's drain); later loads fail as cancelled.
     func shutdown() async {
         let all = entries.withLock { entries in
-            defer { entries = [:] }
-            return Array(entries.values)
+            defer { entries = nil }
+            return entries.map { Array($0.values) } ?? []
         }
         for entry in all { try? await entry.client.shutdown() }
+    }
+
+    /// Dropped without ``shutdown()``: the clients still open close on their own (the callback form
+    /// keeps each alive until done).
+    deinit {
+        for entry in entries.withLock({ $0.map { Array($0.values) } ?? [] }) { entry.client.shutdown { _ in } }
     }
 
     private func clientConfiguration(for target: SourceResolver.Target) -> HTTPClient.Configuration {

@@ -127,6 +127,14 @@ struct CollectionCommandTests {
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        // Requests the killed process had sent may still reach the origin: count once it is quiet.
+        var settled = origin.requests.count
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .seconds(TestTiming.seconds(0.4)))
+            let now = origin.requests.count
+            if now == settled, origin.inFlightRequests == 0 { break }
+            settled = now
+        }
         let stored = try DiskCache(directory: cacheDir).entries(in: "chapter-1").filter(\.isCached)
         #expect(stored.count >= 12 && stored.count < 40)
         let requestsBefore = urls.map { origin.requestCount($0.path) }

@@ -72,9 +72,10 @@ struct CollectionCommand: AsyncParsableCommand {
             }
             await pipeline.shutdown()
             let disk = pipeline.cache.diskCache
-            if let summary = disk.collections().first(where: { $0.name == name }) {
+            let collections = disk.collections()
+            if let summary = collections.first(where: { $0.name == name }) {
                 note("collection \(name): \(summary.cachedCount) of \(summary.count) images cached, \(ByteCount.text(summary.bytes))")
-                let pinned = disk.collections().reduce(0) { $0 + $1.bytes }
+                let pinned = collections.reduce(0) { $0 + $1.bytes }
                 let limit = disk.config.maxDiskSize
                 if summary.missingCount > 0, limit > 0, pinned + pinned / 20 >= limit {
                     note("the cache is nearly full of pinned images (\(ByteCount.text(pinned)) of \(ByteCount.text(limit))): raise --max-cache-size or remove a collection")

@@ -74,13 +74,7 @@ public final class ImagePrefetcher: Sendable {
         _ urls: [URL], progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)? = nil,
         completed: (@Sendable (_ finished: Int, _ skipped: Int) -> Void)? = nil
     ) -> PrefetchToken {
-        let settings = self.settings
-        let token = PrefetchToken(urls: urls, progress: progress, completion: completed) { [weak self] token in
-            self?.tokenEnded(token, observer: settings.observer)
-        }
-        running.withLock { $0.tokens[ObjectIdentifier(token)] = token }
-        token.attach(Task { await self.run(token, settings: settings) })
-        return token
+        start(urls, keeping: nil, progress: progress, completed: completed)
     }
 
     /// ``prefetch(_:progress:completed:)`` into `collection` of the manager's ``ImageCache``:
@@ -94,14 +88,7 @@ public final class ImagePrefetcher: Sendable {
         _ urls: [URL], into collection: String, progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)? = nil,
         completed: (@Sendable (_ finished: Int, _ skipped: Int) -> Void)? = nil
     ) throws -> PrefetchToken {
-        let keeping = try pin(urls, in: collection)
-        let settings = self.settings
-        let token = PrefetchToken(urls: urls, progress: progress, completion: completed) { [weak self] token in
-            self?.tokenEnded(token, observer: settings.observer)
-        }
-        running.withLock { $0.tokens[ObjectIdentifier(token)] = token }
-        token.attach(Task { await self.run(token, settings: settings, keeping: keeping) })
-        return token
+        start(urls, keeping: try pin(urls, in: collection), progress: progress, completed: completed)
     }
 
     /// The async form: returns `(finished, skipped)` when done; cancelling the calling task
@@ -119,14 +106,23 @@ public final class ImagePrefetcher: Sendable {
         await prefetch(urls, keeping: try pin(urls, in: collection), progress: progress)
     }
 
+    /// The callback forms: a running token whose loads go on in a task of their own.
+    private func start(
+        _ urls: [URL], keeping: Keeping?, progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)?,
+        completed: (@Sendable (_ finished: Int, _ skipped: Int) -> Void)?
+    ) -> PrefetchToken {
+        let settings = self.settings
+        let token = register(urls, settings: settings, progress: progress, completed: completed)
+        token.attach(Task { await self.run(token, settings: settings, keeping: keeping) })
+        return token
+    }
+
+    /// The async forms: the loads run in the calling task, cancelled with it.
     private func prefetch(
         _ urls: [URL], keeping: Keeping?, progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)?
     ) async -> (finished: Int, skipped: Int) {
         let settings = self.settings
-        let token = PrefetchToken(urls: urls, progress: progress, completion: nil) { [weak self] token in
-            self?.tokenEnded(token, observer: settings.observer)
-        }
-        running.withLock { $0.tokens[ObjectIdentifier(token)] = token }
+        let token = register(urls, settings: settings, progress: progress, completed: nil)
         await withTaskCancellationHandler {
             await run(token, settings: settings, keeping: keeping)
         } onCancel: {
@@ -145,6 +141,18 @@ public final class ImagePrefetcher: Sendable {
 
     // MARK: - Internals
 
+    /// A token for `urls`, counted among the running ones until it ends.
+    private func register(
+        _ urls: [URL], settings: Settings, progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)?,
+        completed: (@Sendable (_ finished: Int, _ skipped: Int) -> Void)?
+    ) -> PrefetchToken {
+        let token = PrefetchToken(urls: urls, progress: progress, completion: completed) { [weak self] token in
+            self?.tokenEnded(token, observer: settings.observer)
+        }
+        running.withLock { $0.tokens[ObjectIdentifier(token)] = token }
+        return token
+    }
+
     /// Where a collection prefetch checks each load's entry: the disk cache, and the key of each URL.
     private struct Keeping: Sendable {
         let disk: DiskCache
@@ -159,7 +167,7 @@ public final class ImagePrefetcher: Sendable {
         return Keeping(disk: cache.diskCache, keys: keys)
     }
 
-    private func run(_ token: PrefetchToken, settings: Settings, keeping: Keeping? = nil) async {
+    private func run(_ token: PrefetchToken, settings: Settings, keeping: Keeping?) async {
         let next = NextIndex()
         let repeats = PrefetchRepeats(token.urls)
         var workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
@@ -280,13 +288,10 @@ private final class NextIndex: Sendable {
 }
 
 extension WebImageError {
-    /// A failure another try may not meet: a transient transport failure (timeout, reset,
-    /// refused or lost connection) or a status the server may lift (408, 429, 5xx).
+    /// A failure another try may not meet: a transient one (``isTransient``) other than a
+    /// cancellation, or a status the server may lift (408, 429, 5xx).
     var isWorthRetrying: Bool {
-        switch self {
-        case .transport(let error): error.isTransient
-        case .invalidDownloadStatusCode(let status): status == 408 || status == 429 || (500...599).contains(status)
-        default: false
-        }
+        if case .invalidDownloadStatusCode(let status) = self { return status == 408 || status == 429 || (500...599).contains(status) }
+        return isTransient && self != .cancelled
     }
 }

@@ -152,9 +152,9 @@ public struct ThumborProcessor: Sendable {
             guard let radius = numbers.first ?? nil, radius > 0 else { return nil }
             return (BlurTransformer(radius: min(numbers.count > 1 ? numbers[1] ?? radius : radius, 150)), size)
         case "rotate":
-            guard let quarterTurns = filter.arguments.first.flatMap(Self.quarterTurns) else { return nil }
-            let turned = quarterTurns % 2 == 0 ? size : PixelSize(width: size.height, height: size.width)
-            return quarterTurns == 0 ? nil : (RotationTransformer(angle: Double(quarterTurns) * .pi / 2, fitSize: true), turned)
+            guard let quarterTurns = filter.arguments.first.flatMap(Self.quarterTurns), quarterTurns > 0 else { return nil }
+            let angle = Double(quarterTurns) * .pi / 2
+            return (RotationTransformer(angle: angle, fitSize: true), Bitmap.rotatedSize(size, angle: angle, fitSize: true))
         case "round_corner":
             guard let radiusText = filter.arguments.first, let radius = Double(radiusText.split(separator: "|")[0]), radius > 0 else { return nil }
             return (RoundCornerTransformer(cornerRadius: radius), size)

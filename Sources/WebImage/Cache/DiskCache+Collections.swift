@@ -45,9 +45,7 @@ extension DiskCache {
             var removed = 0
             for key in keys {
                 for name in candidateNames(forKey: key) where !stillPinned.contains(name) {
-                    if DiskCacheFiles.remove(dataPath(name)) { removed += 1 }
-                    DiskCacheFiles.remove(metadataPath(name))
-                    state.set(name, nil)
+                    if removeEntry(named: name, &state) { removed += 1 }
                 }
             }
             return removed
@@ -129,7 +127,7 @@ extension DiskCache {
     /// Whether `key` is stored, and its bytes (a `stat`).
     func collectionEntry(forKey key: String) -> ImageCollectionEntry {
         for name in candidateNames(forKey: key) {
-            if let info = DiskCacheFiles.info(atPath: dataPath(name)), info.isRegularFile {
+            if let info = DiskCacheFiles.info(atPath: dataPath(name)) {
                 return ImageCollectionEntry(key: key, isCached: true, bytes: info.size)
             }
         }

@@ -341,12 +341,17 @@ public final class DiskCache: Sendable {
     public func removeData(forKey key: String) {
         let names = candidateNames(forKey: key)
         state.withLock { state in
-            for name in names {
-                DiskCacheFiles.remove(dataPath(name))
-                DiskCacheFiles.remove(metadataPath(name))
-                state.set(name, nil)
-            }
+            for name in names { removeEntry(named: name, &state) }
         }
+    }
+
+    /// Removes entry `name`'s file and sidecar and forgets it; `true` when the file existed.
+    @discardableResult
+    func removeEntry(named name: String, _ state: inout State) -> Bool {
+        let existed = DiskCacheFiles.remove(dataPath(name))
+        DiskCacheFiles.remove(metadataPath(name))
+        state.set(name, nil)
+        return existed
     }
 
     /// Removes every entry and sidecar (SD's `removeAllData`). The directory stays, and so do

@@ -5,8 +5,8 @@ import Synchronization
 import WebImage
 
 /// thumbor's HTTP API on the WebImage pipeline: sources through WebImage's manager (source cache of
-/// original bytes, shared loads, typed errors, decode limits) with the server's checked, pinned
-/// ``SourceLoader``; variants made by ``ThumborProcessor`` on WebImage's processing queue, encoded
+/// original bytes, shared loads, typed errors, decode limits) with the server's ``SourceLoader``,
+/// every hop checked and pinned; variants made by ``ThumborProcessor`` on WebImage's processing queue, encoded
 /// by its coders, kept in a ``ResultCaching``. Add it to any Hummingbird router with
 /// ``addRoutes(to:)``, or run it alone with `webimage serve`.
 public final class ImageServer: Sendable {
@@ -15,7 +15,7 @@ public final class ImageServer: Sendable {
     let sourceCache: ImageCache
     let manager: ImageManager
     let results: any ResultCaching
-    let clients: PinnedClients
+    let loader: SourceLoader
     let admission: WorkAdmission
     let sharedWork: SharedWork<CachedResult>
     let metrics = ServerMetrics()
@@ -41,11 +41,11 @@ public final class ImageServer: Sendable {
         downloads.downloadTimeout = configuration.sourceTimeout
         downloads.maxConcurrentDownloads = configuration.concurrency
         downloads.additionalTrustedCertificateFiles = configuration.trustedCertificateFiles
-        clients = PinnedClients(config: downloads)
+        downloads.maximumRedirects = configuration.maxRedirects
         let resolver = SourceResolver(
             addressPolicy: AddressPolicy(allowsLoopback: configuration.allowLoopbackSources),
             allowedHosts: configuration.allowedSourceHosts, lookUp: lookUp)
-        let loader = SourceLoader(resolver: resolver, clients: clients, maximumRedirects: configuration.maxRedirects)
+        loader = SourceLoader(config: downloads, resolver: resolver)
         manager = ImageManager(cache: sourceCache, loader: loader)
         results = resultCache ?? LocalResultCache(
             directory: directory.appendingPathComponent("results"), maxDiskBytes: configuration.maxCacheBytes,
@@ -87,7 +87,7 @@ public final class ImageServer: Sendable {
     /// server drains them (Hummingbird's graceful shutdown).
     public func shutdown() async {
         admission.drain()
-        await clients.shutdown()
+        await loader.shutdown()
         await sourceCache.waitForPendingDiskWork()
         if let local = results as? LocalResultCache { await local.flush() }
     }

@@ -31,6 +31,12 @@ struct FuzzRegressionTests {
 
     static let coders: [any ImageCoder] = [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), ImageCodersManager()]
 
+    @Test("the fuzz findings are there to replay (a missing folder would turn the replay into zero cases)")
+    func inputsExist() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.directory.path), "Fixtures/fuzz is missing")
+        try #require(!Self.inputs.isEmpty, "Fixtures/fuzz is empty")
+    }
+
     @Test("replays without a crash", arguments: inputs)
     func replays(name: String) throws {
         let whole = try Data(contentsOf: Self.directory.appendingPathComponent(name))

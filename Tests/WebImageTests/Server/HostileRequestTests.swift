@@ -112,34 +112,24 @@ struct HostileRequestTests {
         }
     }
 
-    @Test("a client carrying a download is never shut down to make room: 5 more hosts past a capacity of 2 leave the slow download whole")
-    func busyClientsAreNotEvicted() async throws {
+    @Test("a connection carrying a download is never closed to make room: 300 more pinned hosts, past the pool's idle limit, leave the slow download whole")
+    func busyConnectionsAreNotEvicted() async throws {
         let origin = try await TestOrigin.start()
         let gate = OriginGate()
         origin.route("/slow.png", .gated(gate, .fixture("png-rgb.png")))
         origin.route("/a.png", .fixture("png-rgb.png"))
-        let clients = PinnedClients(config: DownloaderConfig(), capacity: 2)
-        func target(_ host: String, _ path: String) -> SourceResolver.Target {
-            SourceResolver.Target(url: URL(string: "http://\(host):\(origin.port)\(path)")!, host: host, address: IPAddress("127.0.0.1")!)
+        let resolver = SourceResolver(addressPolicy: AddressPolicy(allowsLoopback: true)) { _ in [IPAddress("127.0.0.1")!] }
+        let loader = SourceLoader(config: DownloaderConfig(), resolver: resolver)
+        func load(_ host: String, _ path: String) async throws -> ImageLoaderResult {
+            try await loader.load(URL(string: "http://\(host):\(origin.port)\(path)")!, options: [], context: ImageLoaderContext(), progress: nil)
         }
-        let slow = Task {
-            let target = target("slow.test", "/slow.png")
-            return try await clients.withDownloader(for: target) { downloader throws(WebImageError) in
-                try await downloader.loadImage(with: target.url, options: [], context: ImageLoaderContext(), progress: nil)
-            }
-        }
+        let slow = Task { try await load("slow.test", "/slow.png") }
         #expect(await eventually { origin.inFlightRequests == 1 })
-        for index in 0..<5 {
-            let other = target("h\(index).test", "/a.png")
-            _ = try await clients.withDownloader(for: other) { downloader throws(WebImageError) in
-                try await downloader.loadImage(with: other.url, options: [], context: ImageLoaderContext(), progress: nil)
-            }
-        }
-        #expect(clients.count <= 3, "idle clients still make room")
+        for index in 0..<300 { _ = try await load("h\(index).test", "/a.png") }
         gate.open()
         let result = try await slow.value
         #expect(!result.data.isEmpty)
-        await clients.shutdown()
+        await loader.shutdown()
         await origin.shutdown()
     }
 }

@@ -5,20 +5,15 @@ import NIOCore
 import NIOSSL
 import Synchronization
 
-/// One download on ``HTTP1Transport``: the request, its redirect hops (``RedirectChain``, at most
-/// ``HTTP1Transport/maximumRedirects``), and the
-/// ``TransferTask`` its transfer stops it through. Ends exactly once: the transfer hears
-/// `finished()` or `failed(_:)`.
+/// One hop of a download on ``HTTP1Transport`` (the transfer follows redirects): the request, one
+/// retry of it when a reused connection dropped it unanswered, and the ``TransferTask`` its
+/// transfer stops it through. Ends exactly once: the transfer hears `finished()` or `failed(_:)`.
 final class HTTP1Exchange: TransferTask {
     private struct State {
-        var request: DownloadRequest
-        var redirects: RedirectChain
         var connection: HTTP1Connection?
         var retried = false
         var receivedHead = false
         var keepAlive = true
-        /// Where the response in flight redirects, and its status.
-        var redirect: (target: URL, status: UInt)?
         var deadlineCheck: Scheduled<Void>?
         var failure: (any Error)?
         var isDone = false
@@ -27,19 +22,24 @@ final class HTTP1Exchange: TransferTask {
     let eventLoop: any EventLoop
     /// For `https` hops: set only to skip the certificate check (``DownloaderOptions/allowInvalidSSLCertificates``).
     let tlsConfiguration: TLSConfiguration?
+    let request: DownloadRequest
+    /// Where to connect instead of resolving the host (``DownloadHop/address``).
+    let address: String?
     private let transfer: DownloadTransfer
     private let transport: HTTP1Transport
     private let state: Mutex<State>
 
     init(
-        request: DownloadRequest, transfer: DownloadTransfer, transport: HTTP1Transport, eventLoop: any EventLoop,
-        tlsConfiguration: TLSConfiguration?
+        request: DownloadRequest, address: String?, transfer: DownloadTransfer, transport: HTTP1Transport,
+        eventLoop: any EventLoop, tlsConfiguration: TLSConfiguration?
     ) {
+        self.request = request
+        self.address = address
         self.tlsConfiguration = tlsConfiguration
         self.transfer = transfer
         self.transport = transport
         self.eventLoop = eventLoop
-        state = Mutex(State(request: request, redirects: RedirectChain(from: request.url, limit: transport.maximumRedirects)))
+        state = Mutex(State())
     }
 
     func start(deadline: NIODeadline?) {
@@ -51,12 +51,8 @@ final class HTTP1Exchange: TransferTask {
             }
             if done { check.cancel() }
         }
-        transfer.startIdleTimer(self)
-        transport.send(self, to: state.withLock { $0.request.url })
+        transport.send(self)
     }
-
-    /// The current hop's request.
-    var request: DownloadRequest { state.withLock { $0.request } }
 
     /// Takes `connection` for the current hop; `false` when the exchange has ended (failed or
     /// cancelled while it waited for one), and the connection stays free.
@@ -74,39 +70,35 @@ final class HTTP1Exchange: TransferTask {
     func received(_ part: HTTP1ResponseParser.Event, on connection: HTTP1Connection) {
         switch part {
         case .head(let head):
-            let (url, redirect) = state.withLock { state -> (URL, (target: URL, status: UInt)?) in
+            state.withLock { state in
                 state.receivedHead = true
                 state.keepAlive = head.keepAlive
-                state.redirect = state.redirects.target(status: head.status, location: head.location, from: state.request.url)
-                    .map { ($0, UInt(head.status)) }
-                return (state.request.url, state.redirect)
             }
-            transfer.visited(url, setCookies: head.fields[values: .setCookie])
-            if redirect == nil { _ = transfer.headArrived(status: head.status, fields: head.fields, task: self) }
+            transfer.visited(request.url, setCookies: head.fields[values: .setCookie])
+            _ = transfer.headArrived(status: head.status, fields: head.fields, task: self)
         case .body(let buffer):
-            if state.withLock({ $0.redirect == nil && !$0.isDone }) { _ = transfer.bodyArrived(buffer, task: self) }
+            if !state.withLock({ $0.isDone }) { _ = transfer.bodyArrived(buffer, task: self) }
         case .end:
-            let (reusable, redirect, done) = state.withLock { state in
+            let (reusable, done) = state.withLock { state in
                 state.connection = nil
                 // A response the transfer refused (status, type, size) had its connection closed.
-                return (state.keepAlive && state.failure == nil && !state.isDone, state.redirect, state.isDone)
+                return (state.keepAlive && state.failure == nil && !state.isDone, state.isDone)
             }
             if reusable { transport.release(connection) } else { connection.close() }
-            guard !done else { return }
-            if let redirect { follow(redirect.target, status: redirect.status) } else { end(nil) }
+            if !done { end(nil) }
         }
     }
 
     /// The connection closed (or was found closed) before the response ended.
     func connectionEnded(reused: Bool, error: any Error) {
-        let retry = state.withLock { state -> URL? in
+        let retry = state.withLock { state -> Bool in
             state.connection = nil
             // A kept-alive connection the server closed before answering: once more on a fresh one.
-            guard !state.isDone, reused, !state.receivedHead, !state.retried, state.failure == nil else { return nil }
+            guard !state.isDone, reused, !state.receivedHead, !state.retried, state.failure == nil else { return false }
             state.retried = true
-            return state.request.url
+            return true
         }
-        if let retry { return transport.send(self, to: retry) }
+        if retry { return transport.send(self) }
         end(error)
     }
 
@@ -138,20 +130,5 @@ final class HTTP1Exchange: TransferTask {
         check?.cancel()
         guard first else { return }
         if let error = failure ?? error { transfer.failed(error) } else { transfer.finished() }
-    }
-
-    private func follow(_ target: URL, status: UInt) {
-        let next = state.withLock { state -> Result<DownloadRequest, HTTPClientError> in
-            let next = state.redirects.follow(state.request, to: target, status: status)
-            if case .success(let request) = next {
-                state.request = request
-                state.redirect = nil
-            }
-            return next
-        }
-        switch next {
-        case .failure(let error): end(error)
-        case .success(let request): transport.send(self, to: request.url)
-        }
     }
 }

@@ -11,9 +11,9 @@ import Synchronization
 /// AsyncHTTPClient costs about 100 µs of CPU per request on loopback, a bare NIO client about 45 (BENCHMARKS.md,
 /// "Bulk download") — and does only what a download needs: TLS as AsyncHTTPClient sets it up
 /// (NIOSSL, the system's trust roots, the host name checked — or the address, for an IP literal),
-/// redirects, a connect timeout, one retry of a request a reused connection dropped before
-/// answering, and cancellation. The transfer above it keeps the idle timer, the limits and every
-/// check, whichever client carries its bytes.
+/// a connect timeout, one retry of a request a reused connection dropped before
+/// answering, and cancellation. The transfer above it keeps the redirects, the idle timer, the limits
+/// and every check, whichever client carries its bytes.
 final class HTTP1Transport: Sendable {
     private struct State {
         var idle: [String: [HTTP1Connection]] = [:]
@@ -32,7 +32,6 @@ final class HTTP1Transport: Sendable {
 
     let group: any EventLoopGroup
     let connectTimeout: TimeAmount
-    let maximumRedirects: Int
     private let state = Mutex(State())
     /// Idle connections kept per host and port, and in all; more are closed when they come back.
     private let idleLimitPerHost = 64
@@ -48,7 +47,6 @@ final class HTTP1Transport: Sendable {
     init(config: DownloaderConfig, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.group = group
         connectTimeout = .bound(seconds: config.downloadTimeout)
-        maximumRedirects = config.maximumRedirects
         idleTimeout = .bound(seconds: config.idleConnectionTimeout)
         tlsConfiguration = config.clientTLSConfiguration
     }
@@ -65,24 +63,29 @@ final class HTTP1Transport: Sendable {
 
     /// Starts `request`; the transfer hears everything, the returned exchange stops it.
     func execute(
-        _ request: DownloadRequest, transfer: DownloadTransfer, deadline: NIODeadline?, tlsConfiguration: TLSConfiguration?
+        _ request: DownloadRequest, address: String?, transfer: DownloadTransfer, deadline: NIODeadline?,
+        tlsConfiguration: TLSConfiguration?
     ) -> HTTP1Exchange {
         let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.next()
         let exchange = HTTP1Exchange(
-            request: request, transfer: transfer, transport: self, eventLoop: eventLoop, tlsConfiguration: tlsConfiguration)
+            request: request, address: address, transfer: transfer, transport: self, eventLoop: eventLoop,
+            tlsConfiguration: tlsConfiguration)
         exchange.start(deadline: deadline)
         return exchange
     }
 
-    /// Where requests for a URL go: the pool's key, the host and port to connect to, and TLS.
+    /// Where requests for a URL go: the pool's key, the host (for TLS), the address and port to
+    /// connect to, and TLS.
     struct Route {
         let key: String
         let host: String
+        /// What the connection dials: the pinned address, or else the host (resolved then).
+        let dialed: String
         let port: Int
         let secure: Bool
         let verifies: Bool
 
-        init(_ url: URL, tlsConfiguration: TLSConfiguration?) throws {
+        init(_ url: URL, address: String? = nil, tlsConfiguration: TLSConfiguration?) throws {
             guard let host = url.host, !host.isEmpty else { throw HTTPClientError.emptyHost }
             // `URL.host` is percent-decoded: `%0D%0A` in a URL's host would reach the Host header as a line break.
             guard host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { throw HTTPClientError.invalidURL }
@@ -90,15 +93,22 @@ final class HTTP1Transport: Sendable {
             secure = url.hasScheme("https")
             verifies = tlsConfiguration?.certificateVerification != CertificateVerification.none
             port = url.port ?? (secure ? 443 : 80)
-            // A connection that skipped the certificate check never carries a request that wants it.
-            key = secure ? "https://\(host.lowercased()):\(port)\(verifies ? "" : " unverified")" : "\(host.lowercased()):\(port)"
+            dialed = address ?? host
+            // A connection that skipped the certificate check never carries a request that wants
+            // it, and one pinned to an address never carries a request for another.
+            let origin = "\(host.lowercased()):\(port)\(address.map { "@\($0)" } ?? "")"
+            key = secure ? "https://\(origin)\(verifies ? "" : " unverified")" : origin
         }
     }
 
     /// Sends the exchange's current request on an idle connection to its host, or a new one.
-    func send(_ exchange: HTTP1Exchange, to url: URL) {
+    func send(_ exchange: HTTP1Exchange) {
         let route: Route
-        do { route = try Route(url, tlsConfiguration: exchange.tlsConfiguration) } catch { return exchange.connectFailed(error) }
+        do {
+            route = try Route(exchange.request.url, address: exchange.address, tlsConfiguration: exchange.tlsConfiguration)
+        } catch {
+            return exchange.connectFailed(error)
+        }
         let reused = state.withLock { state -> HTTP1Connection? in
             guard !state.isShutDown, var list = state.idle[route.key], !list.isEmpty else { return nil }
             let index = list.lastIndex { $0.eventLoop === exchange.eventLoop } ?? list.count - 1
@@ -146,7 +156,7 @@ final class HTTP1Transport: Sendable {
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
-            .connect(host: route.host, port: route.port)
+            .connect(host: route.dialed, port: route.port)
     }
 
     /// Connections waiting in the pool, all hosts together.

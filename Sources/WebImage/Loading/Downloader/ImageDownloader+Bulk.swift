@@ -7,10 +7,11 @@ import NIOCore
 /// redirects, completion, events and errors as ``downloadImage(with:options:context:progress:completed:)``.
 extension ImageDownloader: BulkLoadExecuting {
     /// This downloader, when it downloads on the lean client (``DownloaderConfig/Transport/http1``).
-    var bulkDownloader: ImageDownloader? { http1 == nil ? nil : self }
+    /// Not with a hop policy: its hops go through the transfer, which asks it.
+    var bulkDownloader: ImageDownloader? { http1 == nil || config.hopPolicy != nil ? nil : self }
 
     func bulkDownloader(for url: URL) -> ImageDownloader? {
-        http1 != nil && HTTP1Transport.handles(url) ? self : nil
+        HTTP1Transport.handles(url) ? bulkDownloader : nil
     }
 
     /// A connection for a bulk worker running on `executor` (one of ``bulkExecutors``).

@@ -5,11 +5,13 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// Streams one response body for a `DownloadOperation` (AsyncHTTPClient, or ``HTTP1Transport``
-/// for bulk work, calls it on an event loop): checks the head as soon as it arrives (response modifier, status, content type,
-/// declared size), counts bytes against the size limit while they stream, reports progress,
-/// feeds progressive decoding, and hands the bytes over at the end. Nothing here decodes a full
-/// image or calls user code other than the response modifier.
+/// Runs one download for a `DownloadOperation`, hop by hop: asks the hop policy before each
+/// request, sends it on a carrier (AsyncHTTPClient, or ``HTTP1Transport``; either calls back on an
+/// event loop, one hop each), follows redirects by ``RedirectChain``, checks the final head as soon as
+/// it arrives (response modifier, status, content type, declared size), counts bytes against the
+/// size limit while they stream, reports progress, feeds progressive decoding, and hands the bytes
+/// over at the end. Nothing here decodes a full image or calls user code other than the response
+/// modifier and the hop policy.
 final class DownloadTransfer: HTTPClientResponseDelegate {
     typealias Response = Void
 
@@ -20,6 +22,13 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         var response: DownloadResponse?
         var visitedURL: URL?
         var heads = 0
+        /// The hop in flight: its request and the carrier's task (nil while the policy decides).
+        var request: DownloadRequest
+        var task: (any TransferTask)?
+        var redirects: RedirectChain
+        /// Where the response in flight redirects, and its status: its body is not ours.
+        var redirect: (target: URL, status: UInt)?
+        var redirectBodySize: Int64 = 0
         var responseAt: ContinuousClock.Instant?
         var lastReportedFraction = -1.0
         /// When the last head or body part arrived (or the transfer started): the idle timer's mark.
@@ -35,14 +44,81 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     private let startedAt: ContinuousClock.Instant
     private let startDate = Date()
     private let queueDuration: Duration
-    private let state = Mutex(State())
+    private let deadline: NIODeadline?
+    private let state: Mutex<State>
     private let progressive = Mutex<ProgressiveDecoding?>(nil)
 
-    init(operation: DownloadOperation, startedAt: ContinuousClock.Instant, queueDuration: Duration) {
+    init(operation: DownloadOperation, startedAt: ContinuousClock.Instant, queueDuration: Duration, deadline: NIODeadline?) {
         self.operation = operation
         self.config = operation.environment.config
         self.startedAt = startedAt
         self.queueDuration = queueDuration
+        self.deadline = deadline
+        let request = operation.request
+        state = Mutex(State(request: request, redirects: RedirectChain(from: request.url, limit: operation.environment.config.maximumRedirects)))
+    }
+
+    // MARK: Hops
+
+    /// Sends the first hop.
+    func start() {
+        send(state.withLock { $0.request })
+    }
+
+    /// Stops the download: the hop in flight is cancelled, or — between hops — the transfer ends.
+    func cancel() {
+        let task = state.withLock { state in
+            state.failure = state.failure ?? .cancelled
+            return state.task
+        }
+        if let task { task.cancel() } else { end(.failure(.cancelled)) }
+    }
+
+    /// Asks the hop policy (when there is one) about `request`, then carries it.
+    private func send(_ request: DownloadRequest) {
+        guard let policy = config.hopPolicy else { return carry(request, address: nil) }
+        Task {
+            do throws(WebImageError) {
+                let hop = try await policy.allow(next: request.url)
+                var request = request
+                request.url = hop.url
+                carry(request, address: hop.address)
+            } catch {
+                end(.failure(error))
+            }
+        }
+    }
+
+    private func carry(_ request: DownloadRequest, address: String?) {
+        let proceed = state.withLock { state in
+            state.request = request
+            state.redirect = nil
+            state.redirectBodySize = 0
+            return !state.isEnded && state.failure == nil
+        }
+        guard proceed else { return end(.failure(state.withLock { $0.failure } ?? .cancelled)) }
+        switch operation.carry(request, address: address, transfer: self, deadline: deadline) {
+        case .failure(let error): end(.failure(error))
+        case .success(let task):
+            let (first, ended) = state.withLock { state in
+                defer { if !state.isEnded { state.task = task } }
+                return (state.heads == 0 && state.idleCheck == nil, state.isEnded || state.failure != nil)
+            }
+            if ended { return task.cancel() }
+            if first { startIdleTimer(task) }
+        }
+    }
+
+    /// The hop's response redirects: the next hop, or the error that ends the chain.
+    private func follow(_ target: URL, status: UInt) {
+        let next = state.withLock { state in
+            state.task = nil
+            return state.redirects.follow(state.request, to: target, status: status)
+        }
+        switch next {
+        case .failure(let error): end(.failure(mapped(error)))
+        case .success(let request): send(request)
+        }
     }
 
     func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
@@ -59,6 +135,11 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         finished()
+    }
+
+    /// Ends the transfer with whatever fails `task`, even without a delegate call.
+    func watchFailures(_ task: HTTPClient.Task<Void>) {
+        task.futureResult.whenFailure { [self] error in end(.failure(mapped(error))) }
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
@@ -80,9 +161,15 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         }
     }
 
-    /// The final head (`status` and `fields`); a failed future stops the request.
+    /// A hop's head (`status` and `fields`): a redirect to follow, or the answer; a failed future stops the request.
     func headArrived(status: Int, fields: HTTPFields, task: any TransferTask) -> EventLoopFuture<Void> {
-        let url = state.withLock { $0.visitedURL } ?? operation.request.url
+        let (url, redirect) = state.withLock { state in
+            let url = state.visitedURL ?? state.request.url
+            state.redirect = state.redirects.target(status: status, location: fields[.location], from: state.request.url)
+                .map { ($0, UInt(status)) }
+            return (url, state.redirect)
+        }
+        if redirect != nil { return task.eventLoop.makeSucceededVoidFuture() }
         let verdict = ResponseAcceptance.verdict(
             status: status, fields: fields, url: url, config: config,
             modifier: operation.context.responseModifier ?? config.responseModifier)
@@ -113,9 +200,14 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     }
 
     func bodyArrived(_ buffer: ByteBuffer, task: any TransferTask) -> EventLoopFuture<Void> {
-        let (received, expected, report, tooLarge) = state.withLock { state in
-            state.received += Int64(buffer.readableBytes)
+        let (received, expected, report, tooLarge) = state.withLock { state -> (Int64, Int64, Bool, Bool) in
             state.lastActivity = .now()
+            // A redirect's body is read (the connection stays reusable) but not kept, and has the same limit.
+            if state.redirect != nil {
+                state.redirectBodySize += Int64(buffer.readableBytes)
+                return (0, 0, false, state.redirectBodySize > config.maximumResponseSize)
+            }
+            state.received += Int64(buffer.readableBytes)
             if state.received > config.maximumResponseSize { return (state.received, state.expected, false, true) }
             buffer.withUnsafeReadableBytes { state.data.append(contentsOf: $0) }
             return (state.received, state.expected, shouldReport(&state), false)
@@ -143,7 +235,8 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     }
 
     func finished() {
-        let response = state.withLock { $0.response }
+        let (response, redirect) = state.withLock { ($0.response, $0.redirect) }
+        if let redirect { return follow(redirect.target, status: redirect.status) }
         guard let response else {
             return end(.failure(.transport(.badServerResponse(reason: "no response head"))))
         }
@@ -154,20 +247,8 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         end(.failure(mapped(error)))
     }
 
-    /// Some failures (redirect loops and limits) fail the task without calling the delegate;
-    /// the task's future sees every outcome. Also starts the idle timer.
-    func watch(_ task: HTTPClient.Task<Void>) {
-        watchFailures(task)
-        startIdleTimer(task)
-    }
-
-    /// Ends the transfer with whatever fails `task`, even without a delegate call.
-    func watchFailures(_ task: HTTPClient.Task<Void>) {
-        task.futureResult.whenFailure { [self] error in end(.failure(mapped(error))) }
-    }
-
-    /// Starts the request's idle timer on `task`'s event loop.
-    func startIdleTimer(_ task: any TransferTask) {
+    /// Starts the request's idle timer on `task`'s event loop (the first hop's).
+    private func startIdleTimer(_ task: any TransferTask) {
         let timeout = operation.request.timeout
         if let delay = TimeAmount.limit(seconds: timeout) { scheduleIdleCheck(task, in: delay) }
     }
@@ -194,7 +275,9 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         let idle = state.withLock { $0.isEnded ? nil : NIODeadline.now() - $0.lastActivity }
         guard let idle else { return }
         if idle >= timeout {
-            _ = fail(task, .transport(.timedOut(.read)))
+            // The hop in flight, which may be a later one than the timer's; between hops, the transfer itself.
+            guard let current = state.withLock({ $0.task }) else { return end(.failure(.transport(.timedOut(.read)))) }
+            _ = fail(current, .transport(.timedOut(.read)))
         } else {
             scheduleIdleCheck(task, in: timeout - idle)
         }
@@ -217,7 +300,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     /// Hands the outcome to the operation, once.
     private func end(_ outcome: Result<TransferOutput, WebImageError>) {
         let (first, idleCheck) = state.withLock { state in
-            defer { state.isEnded = true; state.idleCheck = nil }
+            defer { state.isEnded = true; state.idleCheck = nil; state.task = nil }
             return (!state.isEnded, state.idleCheck)
         }
         idleCheck?.cancel()

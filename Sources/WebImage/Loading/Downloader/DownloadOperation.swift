@@ -36,7 +36,7 @@ final class DownloadOperation: DownloadQueueItem {
     private struct State {
         var phase = Phase.waiting
         var callers = DownloadCallers()
-        var task: (any TransferTask)?
+        var transfer: DownloadTransfer?
         var response: DownloadResponse?
         var startedAt: ContinuousClock.Instant?
         /// Made on first use: most operations (async loads, prefetches) never need one.
@@ -87,14 +87,14 @@ final class DownloadOperation: DownloadQueueItem {
     /// One caller leaves: it alone gets ``WebImageError/cancelled``, before this returns; the last
     /// one stops the request.
     func cancel(tokenID: UInt64) {
-        let (removed, stopsOperation, task) = state.withLock { state -> (LoadCallbacks?, Bool, (any TransferTask)?) in
+        let (removed, stopsOperation, transfer) = state.withLock { state -> (LoadCallbacks?, Bool, DownloadTransfer?) in
             guard let removed = state.callers.remove(tokenID) else { return (nil, false, nil) }
             guard state.callers.isEmpty, state.phase == .waiting || state.phase == .running else { return (removed, false, nil) }
             state.phase = .done
-            return (removed, true, state.task)
+            return (removed, true, state.transfer)
         }
         removed?.cancel()
-        if stopsOperation { stop(task: task, error: .cancelled) }
+        if stopsOperation { stop(transfer, error: .cancelled) }
     }
 
     /// Every caller gets ``WebImageError/cancelled`` and the request stops (SD's `cancel`).
@@ -104,20 +104,20 @@ final class DownloadOperation: DownloadQueueItem {
     /// callers, stopping the request, freeing the queue slot). The downloader marks every
     /// operation before finishing any, so a freed slot never starts one about to be cancelled.
     func prepareCancelAll() -> @Sendable () -> Void {
-        let (callers, task, wasActive) = state.withLock { state in
+        let (callers, transfer, wasActive) = state.withLock { state in
             let callers = state.callers.removeAll()
             let wasActive = state.phase == .waiting || state.phase == .running
             if wasActive { state.phase = .done }
-            return (callers, state.task, wasActive)
+            return (callers, state.transfer, wasActive)
         }
         return { [self] in
             callers.forEach { $0.cancel() }
-            if wasActive { stop(task: task, error: .cancelled) }
+            if wasActive { stop(transfer, error: .cancelled) }
         }
     }
 
-    private func stop(task: (any TransferTask)?, error: WebImageError) {
-        task?.cancel()
+    private func stop(_ transfer: DownloadTransfer?, error: WebImageError) {
+        transfer?.cancel()
         environment.queue.remove(self)
         environment.operationDone(self)
         let metrics = DownloadMetrics(url: url, startDate: Date())
@@ -135,40 +135,36 @@ final class DownloadOperation: DownloadQueueItem {
         }
         guard started else { return environment.queue.remove(self) }
         let deadline = environment.config.resourceTimeout.flatMap { TimeAmount.limit(seconds: $0) }.map { NIODeadline.now() + $0 }
-        let task: any TransferTask
-        if let http1 = environment.http1, HTTP1Transport.handles(request.url) {
-            let transfer = announceStart()
-            task = http1.execute(request, transfer: transfer, deadline: deadline, tlsConfiguration: tlsConfiguration)
-        } else {
-            let httpRequest: HTTPClient.Request
-            do {
-                httpRequest = try makeHTTPRequest()
-            } catch {
-                return transferEnded(.failure(.invalidURL(request.url.absoluteString)), metrics: nil)
-            }
-            let transfer = announceStart()
-            let ahcTask = environment.client.execute(request: httpRequest, delegate: transfer, deadline: deadline)
-            transfer.watch(ahcTask)
-            task = ahcTask
-        }
-        let cancelNow = state.withLock { state in
-            // Kept only while the request runs: it may have ended already (a refused connection).
-            if state.phase == .running { state.task = task }
-            return state.phase == .done
-        }
-        if cancelNow { task.cancel() }
-    }
-
-    /// The transfer for the request about to go out, after the start is announced.
-    private func announceStart() -> DownloadTransfer {
-        let transfer = DownloadTransfer(operation: self, startedAt: .now, queueDuration: enqueuedAt.duration(to: .now))
+        let transfer = DownloadTransfer(operation: self, startedAt: .now, queueDuration: enqueuedAt.duration(to: .now), deadline: deadline)
         environment.events.emit(.start(url))
         deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: -1, url: url))
-        return transfer
+        let cancelNow = state.withLock { state in
+            // Kept only while the request runs: its last caller may have left meanwhile.
+            if state.phase == .running { state.transfer = transfer }
+            return state.phase == .done
+        }
+        if cancelNow { transfer.cancel() } else { transfer.start() }
     }
 
-    private func makeHTTPRequest() throws -> HTTPClient.Request {
-        try HTTPClient.Request(request, tlsConfiguration: tlsConfiguration)
+    /// Sends one hop of `transfer` on the client that carries `request`'s URL (connecting to
+    /// `address` when the hop policy pinned one).
+    func carry(
+        _ request: DownloadRequest, address: String?, transfer: DownloadTransfer, deadline: NIODeadline?
+    ) -> Result<any TransferTask, WebImageError> {
+        if let http1 = environment.http1, HTTP1Transport.handles(request.url) {
+            return .success(http1.execute(
+                request, address: address, transfer: transfer, deadline: deadline, tlsConfiguration: tlsConfiguration))
+        }
+        guard address == nil else { return .failure(.invalidURL(request.url.absoluteString)) }
+        let httpRequest: HTTPClient.Request
+        do {
+            httpRequest = try HTTPClient.Request(request, tlsConfiguration: tlsConfiguration)
+        } catch {
+            return .failure(.invalidURL(request.url.absoluteString))
+        }
+        let task = environment.client.execute(request: httpRequest, delegate: transfer, deadline: deadline)
+        transfer.watchFailures(task)
+        return .success(task)
     }
 
     /// Certificates go unchecked only with ``DownloaderOptions/allowInvalidSSLCertificates``.
@@ -207,7 +203,7 @@ final class DownloadOperation: DownloadQueueItem {
     func transferEnded(_ outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?) {
         let proceed = state.withLock { state in
             // The request is over: let it go (an HTTP1Exchange holds its transfer, which holds us).
-            state.task = nil
+            state.transfer = nil
             guard state.phase == .running else { return false }
             state.phase = .finishing
             return true

@@ -63,7 +63,8 @@ public final class ImageDownloader: ImageLoader {
         self.config = config
         self.client = client
         self.ownsClient = ownsClient
-        http1 = ownsClient && config.transport == .http1 ? HTTP1Transport(config: config) : nil
+        // A hop policy must see every hop, so its downloads go on the client whose hops we send.
+        http1 = (ownsClient && config.transport == .http1) || config.hopPolicy != nil ? HTTP1Transport(config: config) : nil
         var headers: HTTPFields = [.accept: DownloaderConfig.defaultAccept, .userAgent: config.userAgent]
         headers.overlay(config.httpHeaders)
         state = Mutex(State(headers: headers))
@@ -76,8 +77,8 @@ public final class ImageDownloader: ImageLoader {
         // No client read timeout: each request keeps its own idle timer (DownloadRequest.timeout,
         // which starts as downloadTimeout and a request modifier may change).
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: config.maximumRedirects > 0
-                ? .follow(max: config.maximumRedirects, allowCycles: false) : .disallow,
+            // Redirects are the transfer's (RedirectChain): one rule set and one hop policy on every client.
+            redirectConfiguration: .disallow,
             timeout: .init(connect: timeout, read: nil))
         // A refused connection fails at once, as with URLSession, instead of being retried until
         // the connect timeout.

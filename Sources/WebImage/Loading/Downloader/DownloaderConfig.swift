@@ -61,6 +61,10 @@ public struct DownloaderConfig: Sendable {
     /// Redirects followed before failing with ``TransportError/tooManyRedirects(limit:)``;
     /// 0 = none. Loops fail at once with ``TransportError/redirectLoop``.
     public var maximumRedirects: Int = 10
+    /// Asked before every hop, the first request included; `nil` = every hop allowed. A downloader
+    /// with a policy carries its downloads on the lean client (``Transport/http1``), its own, so no
+    /// hop — not even one an app's `HTTPClient` would follow on its own — goes out unasked.
+    public var hopPolicy: (any DownloadHopPolicy)?
     /// The `User-Agent` sent unless the headers say otherwise.
     public var userAgent: String = DownloaderConfig.defaultUserAgent
     /// Headers added to every request, over the defaults (`Accept`, `User-Agent`).

@@ -1,0 +1,43 @@
+import Foundation
+import WebImage
+
+/// The server's source loader: WebImage's ``ImageDownloader`` — size limit, timeouts, status and
+/// content checks, redirects, typed errors, the decode — with the SSRF check as its hop policy
+/// (``SourceHopPolicy``), so every hop, the first and each redirect, is resolved, checked and
+/// sent to the checked address only.
+///
+/// A refused source fails with ``WebImageError/invalidDownloadOperation(reason:)`` (2000) whose
+/// reason starts with ``refusalPrefix``; the server answers it with 403.
+public struct SourceLoader: AsyncImageLoader {
+    public static let refusalPrefix = "source refused: "
+
+    let downloader: ImageDownloader
+
+    /// Downloads with `config`, every hop checked by `resolver`.
+    init(config: DownloaderConfig, resolver: SourceResolver) {
+        var config = config
+        config.hopPolicy = SourceHopPolicy(resolver: resolver)
+        downloader = ImageDownloader(config: config)
+    }
+
+    public func canRequestImage(for url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
+    /// A source that failed once is not blocked: another request may be signed for it later, and
+    /// origins recover. The result cache never stores failures anyway.
+    public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool { false }
+
+    public func load(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgressHandler?
+    ) async throws(WebImageError) -> ImageLoaderResult {
+        try await downloader.loadImage(with: url, options: options, context: context, progress: progress)
+    }
+
+    /// Closes the source connections; later loads fail.
+    func shutdown() async {
+        try? await downloader.shutdown()
+    }
+}

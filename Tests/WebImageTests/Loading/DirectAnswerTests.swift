@@ -10,9 +10,9 @@ import Testing
 struct DirectAnswerTests {
     private let check = ImageLoaderContext(coder: StructureCheckCoder())
 
-    @Test("an awaiting load and a callback caller share one download; the callback still runs off the event loops")
-    func awaitingAndCallbackShare() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("an awaiting load and a callback caller share one download; the callback still runs off the event loops", arguments: DownloaderConfig.Transport.carriers)
+    func awaitingAndCallbackShare(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let gate = OriginGate()
             origin.route("/a.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
             let onEventLoop = Mutex<Bool?>(nil)
@@ -38,10 +38,10 @@ struct DirectAnswerTests {
         }
     }
 
-    @Test("a truncated body checked where it ended is a typed error, for the awaiting caller and the callback caller alike")
-    func truncatedBodyChecked() async throws {
+    @Test("a truncated body checked where it ended is a typed error, for the awaiting caller and the callback caller alike", arguments: DownloaderConfig.Transport.carriers)
+    func truncatedBodyChecked(_ carrier: DownloaderConfig.Transport) async throws {
         let jpeg = try Fixtures.data("jpeg-baseline.jpg")
-        try await withOrigin { origin, downloader in
+        try await withOrigin(over: carrier) { origin, downloader in
             origin.route("/cut.jpg", .body(.bytes(jpeg.prefix(jpeg.count / 2)), contentType: "image/jpeg"))
             let (recorder, _) = downloader.record(origin.url("/cut.jpg"), context: check)
             await #expect(throws: WebImageError.self) {
@@ -54,9 +54,9 @@ struct DirectAnswerTests {
         }
     }
 
-    @Test("cancelling awaiting loads at any moment: each ends once, with the image or 2002, and the downloader is left empty")
-    func cancelRaces() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("cancelling awaiting loads at any moment: each ends once, with the image or 2002, and the downloader is left empty", arguments: DownloaderConfig.Transport.carriers)
+    func cancelRaces(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             origin.route("/r.png", .fixture("png-rgb.png"))
             for round in 0..<40 {
                 let load = Task { try await downloader.loadImage(with: origin.url("/r.png?\(round)"), context: check) }

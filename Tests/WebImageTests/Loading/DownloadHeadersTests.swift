@@ -4,9 +4,9 @@ import Testing
 
 @Suite("Download requests: headers, modifiers, credentials, cookies, validators")
 struct DownloadHeadersTests {
-    @Test("default Accept and User-Agent; set, override and remove headers")
-    func defaultHeaders() async throws {
-        try await withOrigin({ $0.httpHeaders = [HTTPField.Name("X-App")!: "1"] }) { origin, downloader in
+    @Test("default Accept and User-Agent; set, override and remove headers", arguments: DownloaderConfig.Transport.carriers)
+    func defaultHeaders(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier, { $0.httpHeaders = [HTTPField.Name("X-App")!: "1"] }) { origin, downloader in
             origin.route("/h.png", .fixture("png-rgb.png"))
             _ = try await downloader.loadImage(with: origin.url("/h.png"))
             let first = try #require(origin.requests("/h.png").first)
@@ -26,9 +26,9 @@ struct DownloadHeadersTests {
         }
     }
 
-    @Test("the headers filter has the last word")
-    func headersFilter() async throws {
-        try await withOrigin({ config in
+    @Test("the headers filter has the last word", arguments: DownloaderConfig.Transport.carriers)
+    func headersFilter(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier, { config in
             config.headersFilter = { url, headers in
                 var headers = headers
                 headers[HTTPField.Name("X-Path")!] = url.path
@@ -44,9 +44,9 @@ struct DownloadHeadersTests {
         }
     }
 
-    @Test("a request modifier can redirect and add headers; nil fails with 2000 and sends nothing")
-    func requestModifier() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("a request modifier can redirect and add headers; nil fails with 2000 and sends nothing", arguments: DownloaderConfig.Transport.carriers)
+    func requestModifier(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             origin.route("/real.png", .fixture("png-rgb.png"))
             let port = origin.port
             let modifier = RequestModifier { request in
@@ -74,9 +74,9 @@ struct DownloadHeadersTests {
         }
     }
 
-    @Test("a response modifier can rewrite the response; nil fails with 2003")
-    func responseModifier() async throws {
-        try await withOrigin({ $0.acceptableContentTypes = ["image/png"] }) { origin, downloader in
+    @Test("a response modifier can rewrite the response; nil fails with 2003", arguments: DownloaderConfig.Transport.carriers)
+    func responseModifier(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier, { $0.acceptableContentTypes = ["image/png"] }) { origin, downloader in
             origin.route("/octet", .body(.fixture("png-rgb.png"), contentType: "application/octet-stream"))
             let fix = ResponseModifier(headerFields: [.contentType: "image/png"])
             let result = try await downloader.loadImage(with: origin.url("/octet"), context: ImageLoaderContext(responseModifier: fix))
@@ -91,9 +91,9 @@ struct DownloadHeadersTests {
         }
     }
 
-    @Test("a decryptor turns the body into image bytes; nil fails with 1001")
-    func decryptor() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("a decryptor turns the body into image bytes; nil fails with 1001", arguments: DownloaderConfig.Transport.carriers)
+    func decryptor(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let png = try Fixtures.data("png-rgb.png")
             origin.route("/b64", .body(.bytes(Data(png.base64EncodedString().utf8)), contentType: "text/plain"))
             let result = try await downloader.loadImage(with: origin.url("/b64"), context: ImageLoaderContext(decryptor: Decryptor.base64))
@@ -108,11 +108,11 @@ struct DownloadHeadersTests {
         }
     }
 
-    @Test("basic-auth credentials go only to their hosts, and over plain http only when allowed")
-    func basicAuth() async throws {
+    @Test("basic-auth credentials go only to their hosts, and over plain http only when allowed", arguments: DownloaderConfig.Transport.carriers)
+    func basicAuth(_ carrier: DownloaderConfig.Transport) async throws {
         func sent(_ credentials: [DownloadCredential]) async throws -> String? {
             var answer: String?
-            try await withOrigin({ $0.credentials = credentials }) { origin, downloader in
+            try await withOrigin(over: carrier, { $0.credentials = credentials }) { origin, downloader in
                 origin.route("/auth.png", .fixture("png-rgb.png"))
                 _ = try await downloader.loadImage(with: origin.url("/auth.png"))
                 answer = origin.requests("/auth.png").last?.header("authorization")
@@ -131,12 +131,12 @@ struct DownloadHeadersTests {
         #expect(!"\(DownloadCredential(username: "u", password: "secret", hosts: []))".contains("secret"))
     }
 
-    @Test("credentials go over https to their host (the TLS origin)")
-    func basicAuthOverTLS() async throws {
+    @Test("credentials go over https to their host (the TLS origin)", arguments: DownloaderConfig.Transport.carriers)
+    func basicAuthOverTLS(_ carrier: DownloaderConfig.Transport) async throws {
         let origin = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
         let url = origin.url("/auth.png")
         origin.route("/auth.png", .fixture("png-rgb.png"))
-        var config = DownloaderConfig.forSpecs
+        var config = DownloaderConfig.forSpecs(carrier)
         config.credentials = [DownloadCredential(username: "user", password: "p@ss", hosts: ["127.0.0.1"])]
         let downloader = ImageDownloader(config: config)
         var loaded: ImageLoaderResult?
@@ -150,13 +150,13 @@ struct DownloadHeadersTests {
         #expect(origin.requests("/auth.png").last?.header("authorization") == "Basic dXNlcjpwQHNz")
     }
 
-    @Test("a certificate in additionalTrustedCertificateFiles is trusted for https, checked against the address; without it the same origin fails the check, and a file that cannot be loaded fails the download as TLS even beside a good one")
-    func additionalTrustRoots() async throws {
+    @Test("a certificate in additionalTrustedCertificateFiles is trusted for https, checked against the address; without it the same origin fails the check, and a file that cannot be loaded fails the download as TLS even beside a good one", arguments: DownloaderConfig.Transport.carriers)
+    func additionalTrustRoots(_ carrier: DownloaderConfig.Transport) async throws {
         let origin = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
         defer { origin.stop() }
         origin.route("/t.png", .fixture("png-rgb.png"))
         func load(trusting files: [String]) async -> Result<ImageLoaderResult, WebImageError> {
-            var config = DownloaderConfig.forSpecs
+            var config = DownloaderConfig.forSpecs(carrier)
             config.additionalTrustedCertificateFiles = files
             let downloader = ImageDownloader(config: config)
             let result: Result<ImageLoaderResult, WebImageError>
@@ -178,9 +178,9 @@ struct DownloadHeadersTests {
         #expect(origin.requestCount("/t.png") == 1)
     }
 
-    @Test("cookies are stored and sent back only with handleCookies")
-    func cookies() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("cookies are stored and sent back only with handleCookies", arguments: DownloaderConfig.Transport.carriers)
+    func cookies(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             origin.route("/login.png", .body(.fixture("png-rgb.png"), headers: [("Set-Cookie", "session=s1; Path=/")]))
             origin.route("/next.png", .fixture("png-rgb.png"))
             _ = try await downloader.loadImage(with: origin.url("/login.png"), options: .handleCookies)
@@ -192,9 +192,9 @@ struct DownloadHeadersTests {
         }
     }
 
-    @Test("cached validators make a conditional request; 304 serves the cached image or bytes, or 1002 without them")
-    func conditionalRequests() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("cached validators make a conditional request; 304 serves the cached image or bytes, or 1002 without them", arguments: DownloaderConfig.Transport.carriers)
+    func conditionalRequests(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let modified = "Tue, 15 Nov 1994 12:45:26 GMT"
             origin.route("/v.png", .validated(.fixture("png-rgb.png"), etag: "\"abc\"", lastModified: modified))
             let fresh = try await downloader.loadImage(with: origin.url("/v.png"))

@@ -4,9 +4,9 @@ import Testing
 
 @Suite("Download queue: limit, order, priority, suspend")
 struct DownloadQueueTests {
-    @Test("the origin never sees more requests in flight than maxConcurrentDownloads")
-    func concurrencyLimit() async throws {
-        try await withOrigin({ $0.maxConcurrentDownloads = 3 }) { origin, downloader in
+    @Test("the origin never sees more requests in flight than maxConcurrentDownloads", arguments: DownloaderConfig.Transport.carriers)
+    func concurrencyLimit(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier, { $0.maxConcurrentDownloads = 3 }) { origin, downloader in
             let gate = OriginGate()
             origin.route("/q.png", .gated(gate, .fixture("png-rgb.png")))
             let recorders = (0..<12).map { downloader.record(origin.url("/q.png?\($0)")).recorder }
@@ -23,10 +23,10 @@ struct DownloadQueueTests {
     /// Holds the single slot with a gated request, queues `names`, opens the gate, and
     /// returns the order in which the origin saw them.
     private func order(
-        _ executionOrder: DownloaderConfig.ExecutionOrder, names: [(String, DownloaderOptions)]
+        _ executionOrder: DownloaderConfig.ExecutionOrder, names: [(String, DownloaderOptions)], over carrier: DownloaderConfig.Transport
     ) async throws -> [String] {
         var seen: [String] = []
-        try await withOrigin({ $0.maxConcurrentDownloads = 1; $0.executionOrder = executionOrder }) { origin, downloader in
+        try await withOrigin(over: carrier, { $0.maxConcurrentDownloads = 1; $0.executionOrder = executionOrder }) { origin, downloader in
             let gate = OriginGate()
             origin.route("/hold", .gated(gate, .fixture("png-rgb.png")))
             for (name, _) in names { origin.route("/\(name)", .fixture("png-rgb.png")) }
@@ -41,25 +41,25 @@ struct DownloadQueueTests {
         return seen
     }
 
-    @Test("FIFO with concurrency 1 starts in request order")
-    func fifo() async throws {
-        #expect(try await order(.fifo, names: [("a", []), ("b", []), ("c", []), ("d", [])]) == ["a", "b", "c", "d"])
+    @Test("FIFO with concurrency 1 starts in request order", arguments: DownloaderConfig.Transport.carriers)
+    func fifo(_ carrier: DownloaderConfig.Transport) async throws {
+        #expect(try await order(.fifo, names: [("a", []), ("b", []), ("c", []), ("d", [])], over: carrier) == ["a", "b", "c", "d"])
     }
 
-    @Test("LIFO with concurrency 1 starts the newest first")
-    func lifo() async throws {
-        #expect(try await order(.lifo, names: [("a", []), ("b", []), ("c", []), ("d", [])]) == ["d", "c", "b", "a"])
+    @Test("LIFO with concurrency 1 starts the newest first", arguments: DownloaderConfig.Transport.carriers)
+    func lifo(_ carrier: DownloaderConfig.Transport) async throws {
+        #expect(try await order(.lifo, names: [("a", []), ("b", []), ("c", []), ("d", [])], over: carrier) == ["d", "c", "b", "a"])
     }
 
-    @Test("high priority jumps the queue, low priority waits for everything else")
-    func priorities() async throws {
+    @Test("high priority jumps the queue, low priority waits for everything else", arguments: DownloaderConfig.Transport.carriers)
+    func priorities(_ carrier: DownloaderConfig.Transport) async throws {
         let names: [(String, DownloaderOptions)] = [("low", .lowPriority), ("a", []), ("high", .highPriority), ("b", [])]
-        #expect(try await order(.fifo, names: names) == ["high", "a", "b", "low"])
+        #expect(try await order(.fifo, names: names, over: carrier) == ["high", "a", "b", "low"])
     }
 
-    @Test("suspended: nothing starts until resumed")
-    func suspendResume() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("suspended: nothing starts until resumed", arguments: DownloaderConfig.Transport.carriers)
+    func suspendResume(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             origin.route("/s.png", .fixture("png-rgb.png"))
             downloader.isSuspended = true
             let recorder = downloader.record(origin.url("/s.png")).recorder
@@ -72,9 +72,9 @@ struct DownloadQueueTests {
         }
     }
 
-    @Test("cancelAllDownloads answers every caller, queued or running, with 2002")
-    func cancelAll() async throws {
-        try await withOrigin({ $0.maxConcurrentDownloads = 2 }) { origin, downloader in
+    @Test("cancelAllDownloads answers every caller, queued or running, with 2002", arguments: DownloaderConfig.Transport.carriers)
+    func cancelAll(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier, { $0.maxConcurrentDownloads = 2 }) { origin, downloader in
             let gate = OriginGate()
             origin.route("/x.png", .gated(gate, .fixture("png-rgb.png")))
             let recorders = (0..<5).map { downloader.record(origin.url("/x.png?\($0)")).recorder }
@@ -89,9 +89,9 @@ struct DownloadQueueTests {
         }
     }
 
-    @Test("raising maxConcurrentDownloads starts waiting downloads at once")
-    func raiseLimit() async throws {
-        try await withOrigin({ $0.maxConcurrentDownloads = 1 }) { origin, downloader in
+    @Test("raising maxConcurrentDownloads starts waiting downloads at once", arguments: DownloaderConfig.Transport.carriers)
+    func raiseLimit(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier, { $0.maxConcurrentDownloads = 1 }) { origin, downloader in
             let gate = OriginGate()
             origin.route("/w.png", .gated(gate, .fixture("png-rgb.png")))
             let recorders = (0..<4).map { downloader.record(origin.url("/w.png?\($0)")).recorder }

@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Download sharing and cancellation (SD #3475/#3493)")
 struct DownloadSharingTests {
-    @Test("two callers of one URL share one request; cancelling one answers only it with 2002")
-    func cancelOneOfTwo() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("two callers of one URL share one request; cancelling one answers only it with 2002", arguments: DownloaderConfig.Transport.carriers)
+    func cancelOneOfTwo(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let gate = OriginGate()
             origin.route("/a.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
             let (first, firstOperation) = downloader.record(origin.url("/a.jpg"))
@@ -24,9 +24,9 @@ struct DownloadSharingTests {
         }
     }
 
-    @Test("cancelling the last caller stops the HTTP request")
-    func lastCancelStopsRequest() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("cancelling the last caller stops the HTTP request", arguments: DownloaderConfig.Transport.carriers)
+    func lastCancelStopsRequest(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             // 20 s of drip (stretched with the run's time scale, as the limits below are): the cancels
             // land mid-body however slowly the test itself is scheduled, and the request is still far
             // from its natural end when the 5-s checks below give up.
@@ -46,9 +46,9 @@ struct DownloadSharingTests {
         }
     }
 
-    @Test("cancel then request again: a new operation, the origin counts 2")
-    func cancelThenRerequest() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("cancel then request again: a new operation, the origin counts 2", arguments: DownloaderConfig.Transport.carriers)
+    func cancelThenRerequest(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let gate = OriginGate()
             origin.route("/r.png", .gated(gate, .fixture("png-rgb.png")))
             let (first, operation) = downloader.record(origin.url("/r.png"))
@@ -63,9 +63,9 @@ struct DownloadSharingTests {
         }
     }
 
-    @Test("a finished operation is never reused: a later request downloads again")
-    func finishedNotReused() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("a finished operation is never reused: a later request downloads again", arguments: DownloaderConfig.Transport.carriers)
+    func finishedNotReused(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             origin.route("/f.png", .fixture("png-rgb.png"))
             _ = try await downloader.loadImage(with: origin.url("/f.png"))
             _ = try await downloader.loadImage(with: origin.url("/f.png"))
@@ -73,9 +73,9 @@ struct DownloadSharingTests {
         }
     }
 
-    @Test("200 staggered callers of one URL: one request, one callback each")
-    func twoHundredCallers() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("200 staggered callers of one URL: one request, one callback each", arguments: DownloaderConfig.Transport.carriers)
+    func twoHundredCallers(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let gate = OriginGate()
             origin.route("/shared.webp", .gated(gate, .fixture("webp-lossy.webp")))
             var recorders: [LoadRecorder] = []
@@ -98,9 +98,9 @@ struct DownloadSharingTests {
         }
     }
 
-    @Test("N callers of an empty body each get one 1001")
-    func emptyBodyManyCallers() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("N callers of an empty body each get one 1001", arguments: DownloaderConfig.Transport.carriers)
+    func emptyBodyManyCallers(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let gate = OriginGate()
             origin.route("/empty.jpg", .gated(gate, .body(.bytes(Data()), contentType: "image/jpeg")))
             let recorders = (0..<8).map { _ in downloader.record(origin.url("/empty.jpg")).recorder }
@@ -112,9 +112,9 @@ struct DownloadSharingTests {
         }
     }
 
-    @Test("cancel after completion does nothing; no callback ever follows a cancel")
-    func cancelAfterCompletion() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("cancel after completion does nothing; no callback ever follows a cancel", arguments: DownloaderConfig.Transport.carriers)
+    func cancelAfterCompletion(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             origin.route("/c.png", .fixture("png-rgb.png"))
             let (recorder, operation) = downloader.record(origin.url("/c.png"))
             _ = try #require(await recorder.value())
@@ -139,9 +139,9 @@ extension LoadRecorder {
         completionCount > 0 ? firstCompletion : nil
     }
 
-    @Test("loads through equal coders (same coderKey) share one download; coders without a key do not")
-    func coderKeyShares() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("loads through equal coders (same coderKey) share one download; coders without a key do not", arguments: DownloaderConfig.Transport.carriers)
+    func coderKeyShares(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let gate = OriginGate()
             origin.route("/shared.png", .gated(gate, .fixture("png-rgb.png")))
             origin.route("/apart.png", .gated(gate, .fixture("png-rgb.png")))

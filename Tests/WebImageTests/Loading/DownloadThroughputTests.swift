@@ -7,11 +7,11 @@ import Testing
 /// `WEBIMAGE_LOADING_BENCH=1 swift test --skip-build --filter DownloadThroughputTests`.
 @Suite("Download throughput (opt-in)", .serialized, .enabled(if: ProcessInfo.processInfo.environment["WEBIMAGE_LOADING_BENCH"] != nil))
 struct DownloadThroughputTests {
-    @Test("2,000 x ~54 KB over loopback", arguments: [8, 16])
-    func throughput(concurrency: Int) async throws {
+    @Test("2,000 x ~54 KB over loopback", arguments: DownloaderConfig.Transport.carriers, [8, 16])
+    func throughput(_ carrier: DownloaderConfig.Transport, concurrency: Int) async throws {
         let image = Image(bitmap: Fixtures.testCard(width: 320, height: 320))
         let jpeg = try ImageCodersManager.shared.encode(image, as: .jpeg, options: ImageEncodeOptions(quality: 1.0))
-        try await withOrigin({ $0.maxConcurrentDownloads = concurrency }) { origin, downloader in
+        try await withOrigin(over: carrier, { $0.maxConcurrentDownloads = concurrency }) { origin, downloader in
             origin.route("/img.jpg", .body(.bytes(jpeg), contentType: "image/jpeg"))
             let count = 2_000
             let clock = ContinuousClock.now

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("ImageDownloader basics")
 struct ImageDownloaderTests {
-    @Test("downloads and decodes a fixture, with response, validators and metrics")
-    func download() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("downloads and decodes a fixture, with response, validators and metrics", arguments: DownloaderConfig.Transport.carriers)
+    func download(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let jpeg = try Fixtures.data("jpeg-baseline.jpg")
             origin.route("/a.jpg", .body(.bytes(jpeg), contentType: "image/jpeg",
                                          headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=60")]))
@@ -35,9 +35,9 @@ struct ImageDownloaderTests {
     }
 
     @Test("a config with no limits (every timeout infinite) makes a downloader that loads, on either client",
-          arguments: [DownloaderConfig.Transport.asyncHTTPClient, .http1])
-    func unlimitedTimeouts(transport: DownloaderConfig.Transport) async throws {
-        try await withOrigin({
+          arguments: DownloaderConfig.Transport.carriers, [DownloaderConfig.Transport.asyncHTTPClient, .http1])
+    func unlimitedTimeouts(_ carrier: DownloaderConfig.Transport, transport: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier, {
             $0.transport = transport
             $0.downloadTimeout = .infinity
             $0.idleConnectionTimeout = .infinity
@@ -71,9 +71,9 @@ struct ImageDownloaderTests {
         #expect(origin.requestCount("/a.png") == 2)
     }
 
-    @Test("progress: (0,-1) at start, (0,expected) on response, then (received,expected) up to the whole")
-    func progress() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("progress: (0,-1) at start, (0,expected) on response, then (received,expected) up to the whole", arguments: DownloaderConfig.Transport.carriers)
+    func progress(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let data = Fixtures.largeProgressiveJPEG
             origin.route("/p.jpg", .drip(.bytes(data), bytesPerSecond: data.count * 10, chunkSize: data.count / 8, contentType: "image/jpeg"))
             let (recorder, _) = downloader.record(origin.url("/p.jpg"))
@@ -91,9 +91,9 @@ struct ImageDownloaderTests {
         }
     }
 
-    @Test("minimumProgressInterval throttles by fraction; first and last still come")
-    func progressThrottled() async throws {
-        try await withOrigin({ $0.minimumProgressInterval = 0.5 }) { origin, downloader in
+    @Test("minimumProgressInterval throttles by fraction; first and last still come", arguments: DownloaderConfig.Transport.carriers)
+    func progressThrottled(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier, { $0.minimumProgressInterval = 0.5 }) { origin, downloader in
             let data = Data(count: 40_000)
             origin.route("/t.bin", .drip(.bytes(data), bytesPerSecond: 20_000_000, chunkSize: 1000))
             let (recorder, _) = downloader.record(origin.url("/t.bin"))
@@ -104,9 +104,9 @@ struct ImageDownloaderTests {
         }
     }
 
-    @Test("the event stream reports start, response, stop and finish")
-    func events() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("the event stream reports start, response, stop and finish", arguments: DownloaderConfig.Transport.carriers)
+    func events(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             origin.route("/e.png", .fixture("png-rgb.png"))
             let stream = downloader.events()
             _ = try await downloader.loadImage(with: origin.url("/e.png"))
@@ -125,10 +125,10 @@ struct ImageDownloaderTests {
         }
     }
 
-    @Test("non-http URLs are 1000 without a request; shut down downloaders refuse with 2000")
-    func invalidURLAndShutdown() async throws {
+    @Test("non-http URLs are 1000 without a request; shut down downloaders refuse with 2000", arguments: DownloaderConfig.Transport.carriers)
+    func invalidURLAndShutdown(_ carrier: DownloaderConfig.Transport) async throws {
         let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: .forSpecs)
+        let downloader = ImageDownloader(config: .forSpecs(carrier))
         #expect(!downloader.canRequestImage(for: URL(string: "ftp://x/a.png")!))
         await #expect(throws: WebImageError.invalidURL("ftp://x/a.png")) {
             try await downloader.loadImage(with: URL(string: "ftp://x/a.png")!)
@@ -146,12 +146,12 @@ struct ImageDownloaderTests {
     }
 
     @Test("a downloader dropped without shutdown closes its client and its kept-alive connection, on either client",
-          arguments: [DownloaderConfig.Transport.asyncHTTPClient, .http1])
-    func droppedWithoutShutdown(transport: DownloaderConfig.Transport) async throws {
+          arguments: DownloaderConfig.Transport.carriers, [DownloaderConfig.Transport.asyncHTTPClient, .http1])
+    func droppedWithoutShutdown(_ carrier: DownloaderConfig.Transport, transport: DownloaderConfig.Transport) async throws {
         let origin = try await TestOrigin.start()
         defer { origin.stop() }
         origin.route("/a.png", .fixture("png-rgb.png"))
-        var config = DownloaderConfig.forSpecs
+        var config = DownloaderConfig.forSpecs(carrier)
         config.transport = transport
         var downloader: ImageDownloader? = ImageDownloader(config: config)
         let events = try #require(downloader).events()
@@ -170,9 +170,9 @@ struct ImageDownloaderTests {
         reader.cancel()
     }
 
-    @Test("the loaders manager sends http URLs to the downloader")
-    func throughManager() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("the loaders manager sends http URLs to the downloader", arguments: DownloaderConfig.Transport.carriers)
+    func throughManager(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             origin.route("/m.gif", .fixture("gif-pillow-animated.gif"))
             let manager = ImageLoadersManager(loaders: [downloader, FileLoader(), DataURLLoader()])
             let result = try await manager.loadImage(with: origin.url("/m.gif"))

@@ -4,9 +4,9 @@ import Testing
 
 @Suite("Progressive downloads")
 struct ProgressiveDownloadTests {
-    @Test("progressiveLoad delivers growing partial images while bytes arrive, then the full image")
-    func partialImages() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("progressiveLoad delivers growing partial images while bytes arrive, then the full image", arguments: DownloaderConfig.Transport.carriers)
+    func partialImages(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let data = Fixtures.largeProgressiveJPEG
             // Half a second of drip, stretched with the run's time scale: under ThreadSanitizer a
             // partial decode outlasted the unstretched drip, and only one partial image came.
@@ -28,9 +28,9 @@ struct ProgressiveDownloadTests {
         }
     }
 
-    @Test("without progressiveLoad no partial images are made")
-    func noPartialImages() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("without progressiveLoad no partial images are made", arguments: DownloaderConfig.Transport.carriers)
+    func noPartialImages(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let data = Fixtures.largeProgressiveJPEG
             origin.route("/prog.jpg", .drip(.bytes(data), bytesPerSecond: data.count * 8, chunkSize: data.count / 8, contentType: "image/jpeg"))
             let (recorder, _) = downloader.record(origin.url("/prog.jpg"))

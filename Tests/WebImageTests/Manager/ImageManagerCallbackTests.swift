@@ -17,9 +17,9 @@ struct ImageManagerCallbackTests {
         #expect(answers.count == 1)
     }
 
-    @Test("cancel answers cancelled (2002) inside the call, once; the load, held at the origin and then released, never answers after it")
-    func cancelOnce() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("cancel answers cancelled (2002) inside the call, once; the load, held at the origin and then released, never answers after it", arguments: DownloaderConfig.Transport.carriers)
+    func cancelOnce(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             let gate = OriginGate()
             defer { gate.open() }
             origin.route("/held.jpg", .gated(gate, .fixture("jpeg-progressive.jpg")))
@@ -38,9 +38,9 @@ struct ImageManagerCallbackTests {
         }
     }
 
-    @Test("cancelling the calling task while the origin holds the response: cancelled (2002), nothing stored, nothing left running")
-    func taskCancellation() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("cancelling the calling task while the origin holds the response: cancelled (2002), nothing stored, nothing left running", arguments: DownloaderConfig.Transport.carriers)
+    func taskCancellation(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             let gate = OriginGate()
             defer { gate.open() }
             origin.route("/held.jpg", .gated(gate, .fixture("jpeg-progressive.jpg")))

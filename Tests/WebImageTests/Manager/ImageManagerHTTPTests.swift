@@ -5,9 +5,10 @@ import Testing
 /// A manager over a fresh cache, loading through a real ``ImageDownloader`` from the loopback
 /// origin; both shut down afterwards.
 func withManager(
+    over carrier: DownloaderConfig.Transport,
     _ body: (TestOrigin, ImageManager, ImageCache) async throws -> Void
 ) async throws {
-    try await withOrigin { origin, downloader in
+    try await withOrigin(over: carrier) { origin, downloader in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-mgr-http-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = ImageCache(directory: directory, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 256 << 20)))
@@ -18,9 +19,9 @@ func withManager(
 
 @Suite("ImageManager over HTTP")
 struct ImageManagerHTTPTests {
-    @Test("1,000 concurrent loads of one uncached URL: one loader call, one request, every caller gets the image")
-    func coalescing() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("1,000 concurrent loads of one uncached URL: one loader call, one request, every caller gets the image", arguments: DownloaderConfig.Transport.carriers)
+    func coalescing(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-mgr-http-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let cache = ImageCache(directory: directory, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 256 << 20)))
@@ -42,9 +43,9 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("a thumbnail load and a full load of one URL at once are not merged: each gets its own image")
-    func differentDecodesDoNotShare() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("a thumbnail load and a full load of one URL at once are not merged: each gets its own image", arguments: DownloaderConfig.Transport.carriers)
+    func differentDecodesDoNotShare(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             origin.route("/both.jpg", .delayed(0.2, .fixture("jpeg-progressive.jpg")))
             let url = origin.url("/both.jpg")
             let thumbnail = WebImageContext(thumbnailPixelSize: PixelSize(width: 8, height: 8))
@@ -57,9 +58,9 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("cancelling the operation, or the calling task, stops the download at the origin")
-    func cancelStopsDownload() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("cancelling the operation, or the calling task, stops the download at the origin", arguments: DownloaderConfig.Transport.carriers)
+    func cancelStopsDownload(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             let gate = OriginGate()
             defer { gate.open() }
             origin.route("/held.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
@@ -83,9 +84,9 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("undecodable bytes blocklist the URL (no second request); a 404 does not")
-    func blocklist() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("undecodable bytes blocklist the URL (no second request); a 404 does not", arguments: DownloaderConfig.Transport.carriers)
+    func blocklist(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             origin.route("/junk.jpg", .body(.bytes(Data(repeating: 7, count: 500)), contentType: "image/jpeg"))
             origin.route("/missing.jpg", .status(404))
             let junk = origin.url("/junk.jpg")
@@ -103,9 +104,9 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("a thumbnail of a cached original is derived without a second request")
-    func thumbnailWithoutRequest() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("a thumbnail of a cached original is derived without a second request", arguments: DownloaderConfig.Transport.carriers)
+    func thumbnailWithoutRequest(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             origin.route("/photo.jpg", .fixture("jpeg-progressive.jpg"))
             let url = origin.url("/photo.jpg")
             _ = try await manager.loadImage(with: url, options: .waitStoreCache)
@@ -116,9 +117,9 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("refreshCached: the cached image first; a 304 gives no second answer, new bytes give one")
-    func revalidation() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("refreshCached: the cached image first; a 304 gives no second answer, new bytes give one", arguments: DownloaderConfig.Transport.carriers)
+    func revalidation(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             origin.route("/live.png", .validated(.fixture("png-rgb.png"), etag: "\"v1\"", lastModified: nil))
             let url = origin.url("/live.png")
             _ = try await manager.loadImage(with: url, options: .waitStoreCache)
@@ -152,9 +153,9 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("refreshCached against a 304 declaring 32 TiB: the cached image stands and nothing is reserved for the body")
-    func revalidationWithHugeDeclaredLength() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("refreshCached against a 304 declaring 32 TiB: the cached image stands and nothing is reserved for the body", arguments: DownloaderConfig.Transport.carriers)
+    func revalidationWithHugeDeclaredLength(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             origin.route("/huge304.png", .validated(.fixture("png-rgb.png"), etag: "\"v1\"", lastModified: nil))
             let url = origin.url("/huge304.png")
             let first = try await manager.loadImage(with: url, options: .waitStoreCache)
@@ -168,9 +169,9 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("progressive loads stream partial images before the final one")
-    func progressiveStream() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("progressive loads stream partial images before the final one", arguments: DownloaderConfig.Transport.carriers)
+    func progressiveStream(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             let data = Fixtures.largeProgressiveJPEG
             origin.route("/prog.jpg", .drip(.bytes(data), bytesPerSecond: data.count * 4, chunkSize: data.count / 16, contentType: "image/jpeg"))
             var partials = 0
@@ -189,9 +190,9 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("a consumer that reads nothing until the download is over finds one partial image waiting, not one per round")
-    func slowConsumerKeepsNewestPartial() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("a consumer that reads nothing until the download is over finds one partial image waiting, not one per round", arguments: DownloaderConfig.Transport.carriers)
+    func slowConsumerKeepsNewestPartial(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             let data = Fixtures.largeProgressiveJPEG
             origin.route("/prog.jpg", .drip(.bytes(data), bytesPerSecond: data.count * 4, chunkSize: data.count / 16, contentType: "image/jpeg"))
             let progress = Counter()
@@ -213,9 +214,9 @@ struct ImageManagerHTTPTests {
         }
     }
 
-    @Test("the prefetcher keeps at most maxConcurrentPrefetchCount requests in flight, across calls")
-    func prefetchWindow() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("the prefetcher keeps at most maxConcurrentPrefetchCount requests in flight, across calls", arguments: DownloaderConfig.Transport.carriers)
+    func prefetchWindow(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             let urls = (0..<12).map { index -> URL in
                 origin.route("/p\(index).png", .delayed(0.05, .fixture("png-gray.png")))
                 return origin.url("/p\(index).png")

@@ -31,9 +31,9 @@ struct ImageManagerWarmingTests {
         return (gate, url, prefetch)
     }
 
-    @Test("the original's bytes and validators land on disk under the URL's key, once per URL; memory stays empty")
-    func storesBytes() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("the original's bytes and validators land on disk under the URL's key, once per URL; memory stays empty", arguments: DownloaderConfig.Transport.carriers)
+    func storesBytes(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             let body = try Fixtures.data("png-rgb.png")
             origin.route("/a.png", .validated(.bytes(body), etag: "\"v1\"", lastModified: nil, contentType: "image/png"))
             let url = origin.url("/a.png")
@@ -51,9 +51,9 @@ struct ImageManagerWarmingTests {
         }
     }
 
-    @Test("a body that is not an image, a cut-off body and a 404 are skipped and leave nothing on disk; the bad image is blocklisted")
-    func failuresStoreNothing() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("a body that is not an image, a cut-off body and a 404 are skipped and leave nothing on disk; the bad image is blocklisted", arguments: DownloaderConfig.Transport.carriers)
+    func failuresStoreNothing(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             let png = try Fixtures.data("png-rgb.png")
             origin.route("/text.png", .body(.bytes(Data("not an image".utf8)), contentType: "image/png"))
             origin.route("/cut.png", .truncated(.bytes(png), sentBytes: png.count / 2, contentType: "image/png"))
@@ -76,9 +76,9 @@ struct ImageManagerWarmingTests {
         }
     }
 
-    @Test("with a disk query, bytes already on disk are neither requested nor decoded again")
-    func diskHitIsEnough() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("with a disk query, bytes already on disk are neither requested nor decoded again", arguments: DownloaderConfig.Transport.carriers)
+    func diskHitIsEnough(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             origin.route("/a.png", .fixture("png-rgb.png"))
             let url = origin.url("/a.png")
             let key = try #require(manager.cacheKey(for: url))
@@ -90,9 +90,9 @@ struct ImageManagerWarmingTests {
         }
     }
 
-    @Test("the options processor, the key filter and shouldDownload decide as on the long way")
-    func sameDecisions() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("the options processor, the key filter and shouldDownload decide as on the long way", arguments: DownloaderConfig.Transport.carriers)
+    func sameDecisions(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             origin.route("/a.png", .fixture("png-rgb.png"))
             origin.route("/b.png", .fixture("png-rgb.png"))
             manager.settings.cacheKeyFilter = { "filtered-" + $0.lastPathComponent }
@@ -106,9 +106,9 @@ struct ImageManagerWarmingTests {
         }
     }
 
-    @Test("a prefetch and a load that wants the image, at once: one request, the image in memory, the bytes on disk")
-    func sharesTheDownload() async throws {
-        try await withOrigin { origin, downloader in
+    @Test("a prefetch and a load that wants the image, at once: one request, the image in memory, the bytes on disk", arguments: DownloaderConfig.Transport.carriers)
+    func sharesTheDownload(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
             let loader = CountingLoader(downloader)  // counts callers as they join the download
             let fixture = try ManagerFixture(loader: loader)
             let (manager, cache) = (fixture.manager, fixture.cache)
@@ -126,9 +126,9 @@ struct ImageManagerWarmingTests {
         }
     }
 
-    @Test("cancelling mid-download answers at once, stops the request and stores nothing")
-    func cancelStoresNothing() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("cancelling mid-download answers at once, stops the request and stores nothing", arguments: DownloaderConfig.Transport.carriers)
+    func cancelStoresNothing(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             let (gate, url, prefetch) = await prefetchHeldAtTheOrigin(origin, manager)
             defer { gate.open() }
             prefetch.cancel()

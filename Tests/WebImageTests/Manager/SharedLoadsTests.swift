@@ -7,9 +7,9 @@ import Testing
 /// store — yet each keeps its own answer and its own cancel.
 @Suite("ImageManager: shared loads")
 struct SharedLoadsTests {
-    @Test("a caller that cancels gets cancelled once; the one still waiting gets the image from the same request")
-    func oneCallerCancels() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("a caller that cancels gets cancelled once; the one still waiting gets the image from the same request", arguments: DownloaderConfig.Transport.carriers)
+    func oneCallerCancels(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             let gate = OriginGate()
             defer { gate.open() }
             origin.route("/shared.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
@@ -31,9 +31,9 @@ struct SharedLoadsTests {
         }
     }
 
-    @Test("when every caller has cancelled, the shared load stops its download at the origin")
-    func allCallersCancel() async throws {
-        try await withManager { origin, manager, cache in
+    @Test("when every caller has cancelled, the shared load stops its download at the origin", arguments: DownloaderConfig.Transport.carriers)
+    func allCallersCancel(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, cache in
             let gate = OriginGate()
             defer { gate.open() }
             origin.route("/dropped.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
@@ -49,9 +49,9 @@ struct SharedLoadsTests {
         }
     }
 
-    @Test("progress reaches every caller of a shared load")
-    func progressFansOut() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("progress reaches every caller of a shared load", arguments: DownloaderConfig.Transport.carriers)
+    func progressFansOut(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             origin.route("/drip.jpg", .drip(.fixture("jpeg-progressive.jpg"), bytesPerSecond: 40_000, chunkSize: 512))
             let url = origin.url("/drip.jpg")
             let counts = Mutex([0, 0])
@@ -65,9 +65,9 @@ struct SharedLoadsTests {
         }
     }
 
-    @Test("cancels racing progress reports neither deadlock nor answer twice")
-    func cancelDuringProgress() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("cancels racing progress reports neither deadlock nor answer twice", arguments: DownloaderConfig.Transport.carriers)
+    func cancelDuringProgress(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             origin.route("/busy.jpg", .drip(.fixture("jpeg-progressive.jpg"), bytesPerSecond: 60_000, chunkSize: 64))
             var all: [ManagerAnswers] = []
             for round in 0..<60 {

@@ -86,9 +86,9 @@ struct ImagePrefetcherTests {
         #expect(await prefetcher.prefetch([]) == (0, 0))
     }
 
-    @Test("a cancelled token never completes and stops its loads, even when the held responses arrive afterwards")
-    func cancelToken() async throws {
-        try await withManager { origin, manager, _ in
+    @Test("a cancelled token never completes and stops its loads, even when the held responses arrive afterwards", arguments: DownloaderConfig.Transport.carriers)
+    func cancelToken(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
             let gate = OriginGate()
             defer { gate.open() }
             let list = (0..<20).map { index -> URL in

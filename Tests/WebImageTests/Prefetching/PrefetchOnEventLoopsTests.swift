@@ -11,7 +11,7 @@ import Testing
 struct PrefetchOnEventLoopsTests {
     private func prefetch(transport: DownloaderConfig.Transport) async throws -> (onEventLoop: [Bool], requests: [String]) {
         var result: ([Bool], [String]) = ([], [])
-        try await withOrigin({ $0.transport = transport; $0.maxConcurrentDownloads = 4 }) { origin, downloader in
+        try await withOrigin(over: transport, { $0.maxConcurrentDownloads = 4 }) { origin, downloader in
             origin.route("/p.png", .fixture("png-rgb.png"))
             origin.route("/gone.png", .status(404))
             let fixture = try ManagerFixture(loader: downloader)

@@ -75,9 +75,9 @@ struct ImageWorkQueueTests {
         #expect(await queue.run { 41 + 1 } == 42)
     }
 
-    @Test("16 downloads finishing at once decode at most ImageWorkQueue.decoding.maxConcurrentCount at a time")
-    func downloadsDecodeBounded() async throws {
-        try await withOrigin({ $0.maxConcurrentDownloads = 16 }) { origin, downloader in
+    @Test("16 downloads finishing at once decode at most ImageWorkQueue.decoding.maxConcurrentCount at a time", arguments: DownloaderConfig.Transport.carriers)
+    func downloadsDecodeBounded(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier, { $0.maxConcurrentDownloads = 16 }) { origin, downloader in
             let overlap = Overlap()
             let context = ImageLoaderContext(coder: OverlapCountingCoder(overlap: overlap))
             let gate = OriginGate()

@@ -63,9 +63,9 @@ struct FaultMatrixTests {
     ]
 
     @Test("each origin fault: typed error, nothing cached, SD's blocklist rule, the manager still serves",
-          arguments: rows)
-    func fault(_ row: FaultRow) async throws {
-        try await withFaultyOrigin(row) { faulty, healthy, manager, cache in
+          arguments: DownloaderConfig.Transport.carriers, rows)
+    func fault(_ carrier: DownloaderConfig.Transport, _ row: FaultRow) async throws {
+        try await withFaultyOrigin(row, over: carrier) { faulty, healthy, manager, cache in
             let url = faulty.url(row.path)
             let started = ContinuousClock.now
             let result: Result<ImageResult, WebImageError>
@@ -116,7 +116,7 @@ struct FaultMatrixTests {
     @Test("each origin fault through a bulk prefetch on the lean client's lanes: the same typed error, nothing stored, the same blocklist rule",
           arguments: rows)
     func faultThroughBulkLanes(_ row: FaultRow) async throws {
-        try await withFaultyOrigin(row, transport: .http1) { faulty, healthy, manager, cache in
+        try await withFaultyOrigin(row, over: .http1) { faulty, healthy, manager, cache in
             let url = faulty.url(row.path)
             let downloader = try #require((manager.imageLoader as? ImageLoadersManager)?.bulkDownloader)
             let finishes = Mutex<[WebImageError?]>([])
@@ -161,18 +161,18 @@ struct FaultMatrixTests {
         return cache.memoryCache.totalCount == 0 && onDisk == 0
     }
 
-    /// A faulty origin with `row`'s routes (on `transport`, or the specs' default) (TLS when the row says), a healthy plain one, and a
+    /// A faulty origin with `row`'s routes, downloaded from over `carrier` (TLS when the row says), a healthy plain one, and a
     /// manager over a fresh cache and a downloader whose requests time out after 0.5 s idle (× ``TestTiming/scale``) for
     /// the rows that are about timing out, so timeouts cost little; everything is shut down afterwards. The other rows
     /// get 10 s: with the whole suite on two cores a 404 once took longer than 0.5 s and failed as a timeout.
     private func withFaultyOrigin(
-        _ row: FaultRow, transport: DownloaderConfig.Transport? = nil,
+        _ row: FaultRow, over carrier: DownloaderConfig.Transport,
         _ body: (TestOrigin, TestOrigin, ImageManager, ImageCache) async throws -> Void
     ) async throws {
         let healthy = try await TestOrigin.start()
         let faulty = row.tls ? try await TestOrigin.start(tls: SelfSignedCertificate.serverContext()) : healthy
         for (path, response) in row.routes { faulty.route(path, response) }
-        var config = DownloaderConfig.forSpecs
+        var config = DownloaderConfig.forSpecs(carrier)
         config.downloadTimeout = TestTiming.seconds(10)
         if case .fails(code: -1001, _) = row.outcome {
             // The requests' own idle timeout, not the downloader's: that one is also the connect
@@ -181,7 +181,6 @@ struct FaultMatrixTests {
             config.requestModifier = RequestModifier.timeout(TestTiming.seconds(0.5))
         }
         config.cookieJar = CookieJar()
-        if let transport { config.transport = transport }
         row.configure(&config)
         let downloader = ImageDownloader(config: config)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-faults-\(UUID().uuidString)")

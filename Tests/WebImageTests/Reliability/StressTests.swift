@@ -16,22 +16,23 @@ struct StressTests {
         var timeLimit: Duration
     }
 
-    @Test("1,000 loads over 100 URLs from 64 tasks")
-    func short() async throws {
-        try await run(Plan(loads: 1_000, urls: 100, timeLimit: .seconds(30)))
+    @Test("1,000 loads over 100 URLs from 64 tasks", arguments: DownloaderConfig.Transport.carriers)
+    func short(_ carrier: DownloaderConfig.Transport) async throws {
+        try await run(Plan(loads: 1_000, urls: 100, timeLimit: .seconds(30)), over: carrier)
     }
 
     @Test("10,000 loads over 500 URLs from 64 tasks for up to 60 s",
-          .enabled(if: ProcessInfo.processInfo.environment["WEBIMAGE_STRESS"] == "1", "set WEBIMAGE_STRESS=1"))
-    func full() async throws {
-        try await run(Plan(loads: 10_000, urls: 500, timeLimit: .seconds(60)))
+          .enabled(if: ProcessInfo.processInfo.environment["WEBIMAGE_STRESS"] == "1", "set WEBIMAGE_STRESS=1"),
+          arguments: DownloaderConfig.Transport.carriers)
+    func full(_ carrier: DownloaderConfig.Transport) async throws {
+        try await run(Plan(loads: 10_000, urls: 500, timeLimit: .seconds(60)), over: carrier)
     }
 
     private static let fixtures = ["jpeg-baseline.jpg", "png-rgb.png", "png-interlaced.png", "webp-lossy.webp", "jpeg-progressive.jpg"]
     /// Small enough that the run evicts all the time, so the limit is really exercised.
     private static let costLimit = 256 * 1024
 
-    private func run(_ plan: Plan) async throws {
+    private func run(_ plan: Plan, over carrier: DownloaderConfig.Transport) async throws {
         let origin = try await TestOrigin.start()
         var urls: [URL] = []
         for index in 0..<plan.urls {
@@ -41,7 +42,7 @@ struct StressTests {
             origin.route(path, index % 4 == 0 ? .delayed(0.02, .fixture(name)) : .fixture(name))
             urls.append(origin.url(path))
         }
-        var config = DownloaderConfig.forSpecs
+        var config = DownloaderConfig.forSpecs(carrier)
         config.cookieJar = CookieJar()
         config.downloadTimeout = 30  // a CPU-starved suite must not turn into timeouts
         let downloader = ImageDownloader(config: config)

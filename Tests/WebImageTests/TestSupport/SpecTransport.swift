@@ -1,13 +1,21 @@
 import Foundation
+import Testing
 @testable import WebImage
 
+extension DownloaderConfig.Transport {
+    /// Every client a download spec runs over, as its test argument.
+    static let carriers: [DownloaderConfig.Transport] = [.asyncHTTPClient, .http1]
+}
+
+extension DownloaderConfig.Transport: CustomTestStringConvertible {
+    public var testDescription: String { self == .http1 ? "lean HTTP/1.1" : "AsyncHTTPClient" }
+}
+
 extension DownloaderConfig {
-    /// The config the downloader specs start from: the library's default, or the transport
-    /// `WEBIMAGE_TEST_TRANSPORT` names (`http1`), so `scripts/test` runs the downloader, fault-matrix
-    /// and stress specs over both HTTP clients.
-    static var forSpecs: DownloaderConfig {
+    /// The config download specs start from: the library's default over `carrier`.
+    static func forSpecs(_ carrier: Transport) -> DownloaderConfig {
         var config = DownloaderConfig()
-        if ProcessInfo.processInfo.environment["WEBIMAGE_TEST_TRANSPORT"] == "http1" { config.transport = .http1 }
+        config.transport = carrier
         return config
     }
 }

@@ -16,7 +16,7 @@ struct BulkLaneTests {
         slots: Int = 4, workers: Int = 4, coder: (any ImageCoder)? = StructureCheckCoder(), above: [any ImageLoader] = [],
         _ body: (TestOrigin, ImageDownloader, ManagerFixture, ImagePrefetcher) async throws -> Void
     ) async throws {
-        try await withOrigin({ $0.transport = .http1; $0.maxConcurrentDownloads = slots }) { origin, downloader in
+        try await withOrigin(over: .http1, { $0.maxConcurrentDownloads = slots }) { origin, downloader in
             let fixture = try ManagerFixture(loader: ImageLoadersManager(loaders: [FileLoader(), DataURLLoader(), downloader] + above))
             var settings = ImagePrefetcher.Settings()
             settings.maxConcurrentPrefetchCount = workers
@@ -73,7 +73,7 @@ struct BulkLaneTests {
 
     @Test("a loader above the lane's downloader that takes http URLs gets every prefetched URL: none goes down a lane")
     func lanesOnlyForTheLoaderThatWouldLoad() async throws {
-        let other = ImageDownloader(config: .forSpecs)
+        let other = ImageDownloader(config: .forSpecs(.asyncHTTPClient))
         let above = CountingLoader(other)
         try await withLanes(above: [above]) { origin, _, fixture, prefetcher in
             origin.route("/p.png", .fixture("png-rgb.png"))
@@ -215,8 +215,7 @@ struct BulkLaneTests {
 
     @Test("no idle limit (a modifier set the request's timeout to infinity) and no resource limit (infinity): a lane's load and an ordinary one both load")
     func infiniteTimeout() async throws {
-        try await withOrigin({
-            $0.transport = .http1
+        try await withOrigin(over: .http1, {
             $0.requestModifier = RequestModifier.timeout(.infinity)
             $0.resourceTimeout = .infinity
         }) { origin, downloader in
@@ -275,7 +274,7 @@ struct BulkLaneTests {
             request.timeout = request.url.path == "/late.png" ? TestTiming.seconds(1) : 60
             return request
         }
-        try await withOrigin({ $0.transport = .http1; $0.requestModifier = modifier }) { origin, downloader in
+        try await withOrigin(over: .http1, { $0.requestModifier = modifier }) { origin, downloader in
             origin.route("/p.png", .fixture("png-rgb.png"))
             origin.route("/late.png", .delayed(30, .fixture("png-rgb.png")))
             let fixture = try ManagerFixture(loader: downloader)

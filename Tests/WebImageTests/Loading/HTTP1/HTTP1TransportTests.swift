@@ -3,14 +3,13 @@ import Testing
 @testable import WebImage
 
 /// The lean HTTP/1.1 client (`DownloaderConfig.Transport.http1`, what `webimage prefetch` uses).
-/// Everything a download promises is specified once, over both clients (`scripts/test` runs the
-/// downloader, fault-matrix and stress specs again with `WEBIMAGE_TEST_TRANSPORT=http1`); these
-/// are what only this client does.
+/// Everything a download promises is specified once, with the client as the test's argument
+/// (`DownloaderConfig.Transport.carriers`); these are what only this client does.
 @Suite("HTTP1Transport")
 struct HTTP1TransportTests {
     @Test("keeps its connections alive: 40 downloads one after another take one connection, 40 at once at most the queue's width")
     func keepAlive() async throws {
-        try await withOrigin({ $0.transport = .http1; $0.maxConcurrentDownloads = 4 }) { origin, downloader in
+        try await withOrigin(over: .http1, { $0.maxConcurrentDownloads = 4 }) { origin, downloader in
             origin.route("/k.png", .fixture("png-rgb.png"))
             for index in 0..<40 {
                 let result = try await downloader.loadImage(with: origin.url("/k.png?\(index)"))
@@ -33,7 +32,7 @@ struct HTTP1TransportTests {
     // was sent twice (`scripts/bench-bulk-prefetch`: 19,012 requests for 19,000 URLs).
     @Test("mixed answers at concurrency 8: every URL is requested exactly once, refused responses close their connections, none is sent twice")
     func mixedAnswersOnce() async throws {
-        try await withOrigin({ $0.transport = .http1; $0.maxConcurrentDownloads = 8 }) { origin, downloader in
+        try await withOrigin(over: .http1, { $0.maxConcurrentDownloads = 8 }) { origin, downloader in
             origin.route("/ok.png", .fixture("png-rgb.png"))
             origin.route("/gone.png", .status(404))
             origin.route("/text.png", .body(.bytes(Data("not an image".utf8)), contentType: "text/plain"))
@@ -56,7 +55,7 @@ struct HTTP1TransportTests {
     // URL can smuggle a line break into is its host, which `URL.host` percent-decodes.
     @Test("a host that decodes to a line break fails as an invalid URL before any connection")
     func hostWithLineBreak() async throws {
-        try await withOrigin({ $0.transport = .http1 }) { origin, downloader in
+        try await withOrigin(over: .http1) { origin, downloader in
             let url = try #require(URL(string: "http://127.0.0.1%0D%0AX-Injected%3A%20yes/a.png"))
             await #expect(throws: WebImageError.invalidURL(url.absoluteString)) { try await downloader.loadImage(with: url) }
             #expect(origin.connectionCount == 0)
@@ -65,7 +64,7 @@ struct HTTP1TransportTests {
 
     @Test("a kept-alive connection stays open while it is reused, however long that goes on, and is closed once it sits unused for idleConnectionTimeout")
     func idleTimeout() async throws {
-        try await withOrigin({ $0.transport = .http1; $0.idleConnectionTimeout = 1 }) { origin, downloader in
+        try await withOrigin(over: .http1, { $0.idleConnectionTimeout = 1 }) { origin, downloader in
             origin.route("/i.png", .fixture("png-rgb.png"))
             // Reused back to back for 2.5 timeouts: the timer armed at its first return to the pool must not close it.
             let start = ContinuousClock.now
@@ -93,7 +92,7 @@ struct HTTP1TransportTests {
 
     @Test("a kept-alive connection the origin closes right after answering: the next download goes out once more on a new one, and succeeds")
     func staleConnection() async throws {
-        try await withOrigin({ $0.transport = .http1 }) { origin, downloader in
+        try await withOrigin(over: .http1) { origin, downloader in
             origin.route("/once.png", .thenClose(.fixture("png-rgb.png")))
             for index in 0..<20 {
                 let result = try await downloader.loadImage(with: origin.url("/once.png?\(index)"))
@@ -107,7 +106,7 @@ struct HTTP1TransportTests {
 
     @Test("a connection the origin closes after its response (Connection: close) is not reused, and the next download opens another")
     func closedByOrigin() async throws {
-        try await withOrigin({ $0.transport = .http1 }) { origin, downloader in
+        try await withOrigin(over: .http1) { origin, downloader in
             origin.route("/c.png", .body(.fixture("png-rgb.png"), contentType: "image/png", headers: [("Connection", "close")]))
             for index in 0..<3 {
                 _ = try await downloader.loadImage(with: origin.url("/c.png?\(index)"))
@@ -121,7 +120,7 @@ struct HTTP1TransportTests {
         let secure = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
         secure.route("/s.png", .fixture("png-rgb.png"))
         let png = try Fixtures.data("png-rgb.png")
-        try await withOrigin({ $0.transport = .http1 }) { _, downloader in
+        try await withOrigin(over: .http1) { _, downloader in
             for index in 0..<5 {
                 let result = try await downloader.loadImage(with: secure.url("/s.png?\(index)"), options: .allowInvalidSSLCertificates)
                 #expect(result.data == png)
@@ -143,7 +142,7 @@ struct HTTP1TransportTests {
     func redirectToHTTPS() async throws {
         let secure = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
         secure.route("/s.png", .fixture("png-rgb.png"))
-        try await withOrigin({ $0.transport = .http1 }) { origin, downloader in
+        try await withOrigin(over: .http1) { origin, downloader in
             origin.route("/to-https.png", .redirect(to: secure.url("/s.png").absoluteString))
             let error = await #expect(throws: WebImageError.self) {
                 try await downloader.loadImage(with: origin.url("/to-https.png"))

@@ -21,12 +21,10 @@ private final class RecordingHopPolicy: DownloadHopPolicy {
 /// (the specs take the transport as their argument).
 @Suite("DownloadHopPolicy")
 struct DownloadHopPolicyTests {
-    static let transports: [DownloaderConfig.Transport] = [.asyncHTTPClient, .http1]
-
-    @Test("the policy is asked before every hop, the first and each redirect, in order", arguments: transports)
+        @Test("the policy is asked before every hop, the first and each redirect, in order", arguments: DownloaderConfig.Transport.carriers)
     func everyHop(_ transport: DownloaderConfig.Transport) async throws {
         let policy = RecordingHopPolicy()
-        try await withOrigin({ $0.transport = transport; $0.hopPolicy = policy }) { origin, downloader in
+        try await withOrigin(over: transport, { $0.hopPolicy = policy }) { origin, downloader in
             origin.route("/a", .redirect(to: "/b", status: 301))
             origin.route("/b", .redirect(to: "/c.png", status: 307))
             origin.route("/c.png", .fixture("png-rgb.png"))
@@ -36,10 +34,10 @@ struct DownloadHopPolicyTests {
         }
     }
 
-    @Test("a refused redirect fails the download with the policy's error, and its target is never requested", arguments: transports)
+    @Test("a refused redirect fails the download with the policy's error, and its target is never requested", arguments: DownloaderConfig.Transport.carriers)
     func refusedRedirect(_ transport: DownloaderConfig.Transport) async throws {
         let policy = RecordingHopPolicy()
-        try await withOrigin({ $0.transport = transport; $0.hopPolicy = policy }) { origin, downloader in
+        try await withOrigin(over: transport, { $0.hopPolicy = policy }) { origin, downloader in
             origin.route("/start", .redirect(to: "/refused.png"))
             origin.route("/refused.png", .fixture("png-rgb.png"))
             await #expect(throws: WebImageError.invalidDownloadOperation(reason: "refused by policy")) {
@@ -50,9 +48,9 @@ struct DownloadHopPolicyTests {
         }
     }
 
-    @Test("a pinned hop connects to its address and keeps the host's name in Host; no lookup of the name happens", arguments: transports)
+    @Test("a pinned hop connects to its address and keeps the host's name in Host; no lookup of the name happens", arguments: DownloaderConfig.Transport.carriers)
     func pinnedHop(_ transport: DownloaderConfig.Transport) async throws {
-        try await withOrigin({ $0.transport = transport; $0.hopPolicy = RecordingHopPolicy() }) { origin, downloader in
+        try await withOrigin(over: transport, { $0.hopPolicy = RecordingHopPolicy() }) { origin, downloader in
             origin.route("/p.png", .fixture("png-rgb.png"))
             // `.test` never resolves (RFC 6761): only the pin can reach the origin.
             let result = try await downloader.loadImage(with: URL(string: "http://images.pinned.test:\(origin.port)/p.png")!)
@@ -61,9 +59,9 @@ struct DownloadHopPolicyTests {
         }
     }
 
-    @Test("without a policy, both clients follow the same rules: a redirect body counts against the size limit", arguments: transports)
+    @Test("without a policy, both clients follow the same rules: a redirect body counts against the size limit", arguments: DownloaderConfig.Transport.carriers)
     func redirectBodyLimit(_ transport: DownloaderConfig.Transport) async throws {
-        try await withOrigin({ $0.transport = transport; $0.maximumResponseSize = 50_000 }) { origin, downloader in
+        try await withOrigin(over: transport, { $0.maximumResponseSize = 50_000 }) { origin, downloader in
             origin.route("/big-redirect", .body(.zeros(200_000), status: 302, contentType: nil, headers: [("Location", "/x.png")]))
             origin.route("/x.png", .fixture("png-rgb.png"))
             await #expect(throws: WebImageError.transport(.responseTooLarge(limit: 50_000))) {

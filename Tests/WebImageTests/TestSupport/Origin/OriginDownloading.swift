@@ -2,16 +2,17 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// Runs `body` with a fresh ``TestOrigin`` and an ``ImageDownloader`` configured for tests, and
-/// shuts both down afterwards. The idle timeout is a generous 30 s: tests about timeouts set
+/// Runs `body` with a fresh ``TestOrigin`` and an ``ImageDownloader`` configured for tests over
+/// `carrier`, and shuts both down afterwards. The idle timeout is a generous 30 s: tests about timeouts set
 /// their own, and the rest must not fail because the whole suite starved the test task of CPU
 /// for a few seconds (gated routes wait for the test to open them).
 func withOrigin(
+    over carrier: DownloaderConfig.Transport,
     _ configure: (inout DownloaderConfig) -> Void = { _ in },
     _ body: (TestOrigin, ImageDownloader) async throws -> Void
 ) async throws {
     let origin = try await TestOrigin.start()
-    var config = DownloaderConfig.forSpecs
+    var config = DownloaderConfig.forSpecs(carrier)
     config.downloadTimeout = 30
     config.cookieJar = CookieJar()
     configure(&config)

@@ -14,7 +14,7 @@ private struct MarkerLoader: ImageLoader {
         with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
         progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
     ) -> any WebImageOperation {
-        FailedLoadOperation(error: .invalidDownloadOperation(reason: marker), completion: completed)
+        LoadCallbacks.failed(.invalidDownloadOperation(reason: marker), completion: completed)
     }
 
     func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool { marker == "blocks" }

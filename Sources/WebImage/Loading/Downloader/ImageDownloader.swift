@@ -102,7 +102,7 @@ public final class ImageDownloader: ImageLoader {
     ) -> any WebImageOperation {
         switch downloadImage(with: url, options: options, context: context, progress: progress, completed: completed) {
         case .success(let token): token
-        case .failure(let error): FailedLoadOperation(error: error, completion: completed)
+        case .failure(let error): LoadCallbacks.failed(error, completion: completed)
         }
     }
 
@@ -246,7 +246,7 @@ extension ImageDownloader: DirectLoading {
             let callbacks = LoadCallbacks(progress: progress, completion: completion, resumesTask: true)
             switch download(url, options: options, context: context, callbacks: callbacks) {
             case .success(let token): return token
-            case .failure(let error): return FailedLoadOperation(error: error, completion: completion)
+            case .failure(let error): return LoadCallbacks.failed(error, completion: completion)
             }
         }
     }

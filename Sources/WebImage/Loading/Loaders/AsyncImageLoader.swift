@@ -18,13 +18,12 @@ extension AsyncImageLoader {
         with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
         progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
     ) -> any WebImageOperation {
-        let operation = TaskLoadOperation(progress: progress, completion: completed)
-        let callbacks = operation.callbacks
+        let callbacks = LoadCallbacks(progress: progress, completion: completed)
         let progress: ImageLoaderProgressHandler? = callbacks.wantsProgress ? { @Sendable in callbacks.deliverProgress($0) } : nil
-        operation.attach(Task {
+        callbacks.attach(Task {
             callbacks.complete(await result(of: url, options: options, context: context, progress: progress))
         })
-        return operation
+        return callbacks
     }
 
     private func result(
@@ -36,19 +35,4 @@ extension AsyncImageLoader {
             return .failure(error)
         }
     }
-}
-
-/// The operation of an ``AsyncImageLoader`` load: its callbacks and the task behind them.
-final class TaskLoadOperation: WebImageOperation {
-    let callbacks: LoadCallbacks
-
-    init(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion) {
-        callbacks = LoadCallbacks(progress: progress, completion: completion)
-    }
-
-    func attach(_ task: Task<Void, Never>) { callbacks.attach(task) }
-
-    var isCancelled: Bool { callbacks.isCancelled }
-
-    func cancel() { callbacks.cancel() }
 }

@@ -15,7 +15,7 @@ public struct DataURLLoader: ImageLoader {
         progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
     ) -> any WebImageOperation {
         let string = url.absoluteString
-        return LocalLoadOperation.load(url, options: options, context: context, progress: progress, completed: completed) {
+        return LoadCallbacks.loadLocally(url, options: options, context: context, progress: progress, completed: completed) {
             Self.payload(of: string).map { .success($0) } ?? .failure(.invalidURL(Self.abbreviated(string)))
         }
     }

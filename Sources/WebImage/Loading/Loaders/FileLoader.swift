@@ -31,7 +31,7 @@ public struct FileLoader: ImageLoader {
     ) -> any WebImageOperation {
         let path = url.path
         let limit = maximumFileSize
-        return LocalLoadOperation.load(url, options: options, context: context, progress: progress, completed: completed) {
+        return LoadCallbacks.loadLocally(url, options: options, context: context, progress: progress, completed: completed) {
             Self.read(path, limit: limit)
         }
     }

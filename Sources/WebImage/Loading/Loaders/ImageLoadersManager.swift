@@ -59,7 +59,7 @@ public final class ImageLoadersManager: ImageLoader {
         progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
     ) -> any WebImageOperation {
         guard let loader = loader(for: url) else {
-            return FailedLoadOperation(error: .invalidURL(DataURLLoader.abbreviated(url.absoluteString)), completion: completed)
+            return LoadCallbacks.failed(.invalidURL(DataURLLoader.abbreviated(url.absoluteString)), completion: completed)
         }
         return loader.requestImage(with: url, options: options, context: context, progress: progress, completed: completed)
     }
@@ -94,20 +94,4 @@ extension ImageLoadersManager: DirectLoading {
             return .failure(error)
         }
     }
-}
-
-/// An operation that failed before it started; it completes asynchronously, like any load, so a
-/// caller never sees its completion before `requestImage` returns.
-final class FailedLoadOperation: WebImageOperation {
-    private let callbacks: LoadCallbacks
-
-    init(error: WebImageError, completion: @escaping ImageLoaderCompletion) {
-        callbacks = LoadCallbacks(progress: nil, completion: completion)
-        // Whichever of the error and a cancel comes first is the one delivered.
-        DispatchQueue.global().async { [callbacks] in callbacks.complete(.failure(error)) }
-    }
-
-    var isCancelled: Bool { callbacks.isCancelled }
-
-    func cancel() { callbacks.cancel() }
 }

@@ -1,6 +1,9 @@
+import Dispatch
+
 /// One caller's progress and completion for a load: progress in order, the completion exactly
-/// once, nothing after ``cancel()`` returns (`CallbackGate`).
-final class LoadCallbacks: Sendable {
+/// once, nothing after ``cancel()`` returns (`CallbackGate`). It is also the operation a loader
+/// hands back for a load that is only this caller's (async loaders, local loads, early failures).
+final class LoadCallbacks: WebImageOperation {
     private enum Event: Sendable {
         case progress(ImageLoaderProgress)
         case completion(Result<ImageLoaderResult, WebImageError>)
@@ -43,9 +46,15 @@ final class LoadCallbacks: Sendable {
     }
 
     /// Answers ``WebImageError/cancelled`` now, unless already answered; nothing comes after.
-    /// Returns whether the answer was still open.
-    @discardableResult
-    func cancel() -> Bool {
+    func cancel() {
         gate.cancel(delivering: .completion(.failure(.cancelled)))
+    }
+
+    /// A load that failed before it started. It answers asynchronously, like any load, so a
+    /// caller never sees its completion before `requestImage` returns; a cancel first wins.
+    static func failed(_ error: WebImageError, completion: @escaping ImageLoaderCompletion) -> LoadCallbacks {
+        let callbacks = LoadCallbacks(progress: nil, completion: completion)
+        DispatchQueue.global().async { callbacks.complete(.failure(error)) }
+        return callbacks
     }
 }

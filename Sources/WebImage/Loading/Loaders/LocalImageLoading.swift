@@ -2,25 +2,14 @@ import Foundation
 
 /// A load that needs no network (`file:`, `data:`): read and decode in the decoding queue's
 /// turn, complete once. Shared by ``FileLoader`` and ``DataURLLoader``.
-final class LocalLoadOperation: WebImageOperation {
-    private let callbacks: LoadCallbacks
-
-    init(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion) {
-        callbacks = LoadCallbacks(progress: progress, completion: completion)
-    }
-
-    var isCancelled: Bool { callbacks.isCancelled }
-
-    func cancel() { callbacks.cancel() }
-
+extension LoadCallbacks {
     /// A started load: `read` and the decode run in the decoding queue's turn, then the result is delivered.
-    static func load(
+    static func loadLocally(
         _ url: URL, options: DownloaderOptions, context: ImageLoaderContext,
         progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion,
         read: @escaping @Sendable () -> Result<Data, WebImageError>
-    ) -> LocalLoadOperation {
-        let operation = LocalLoadOperation(progress: progress, completion: completed)
-        let callbacks = operation.callbacks
+    ) -> LoadCallbacks {
+        let callbacks = LoadCallbacks(progress: progress, completion: completed)
         ImageWorkQueue.decoding.async {
             guard !callbacks.isCompleted else { return }
             let result = read().flatMap { data -> Result<ImageLoaderResult, WebImageError> in
@@ -34,6 +23,6 @@ final class LocalLoadOperation: WebImageOperation {
             // (two reports in ImageLoadersManagerTests), though the gate's lock orders it.
             DispatchQueue.global().async { callbacks.complete(result) }
         }
-        return operation
+        return callbacks
     }
 }

@@ -23,6 +23,8 @@ struct CLIPipeline {
         config.transport = transport
         config.additionalTrustedCertificateFiles = trust
         if let timeout { config.downloadTimeout = timeout }
+        // Every load here is bound for the disk cache: large bodies wait for their decode beside it, not in memory.
+        config.bodySpill = BodySpill(directory: options.directory.appendingPathComponent(".incoming", isDirectory: true))
         downloader = ImageDownloader(config: config)
         manager = ImageManager(
             cache: cache, loader: ImageLoadersManager(loaders: [downloader, FileLoader(), DataURLLoader()]))

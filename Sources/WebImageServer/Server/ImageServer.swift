@@ -42,6 +42,7 @@ public final class ImageServer: Sendable {
         downloads.maxConcurrentDownloads = configuration.concurrency
         downloads.additionalTrustedCertificateFiles = configuration.trustedCertificateFiles
         downloads.maximumRedirects = configuration.maxRedirects
+        downloads.bodySpill = BodySpill(directory: directory.appendingPathComponent("sources/.incoming", isDirectory: true))
         let resolver = SourceResolver(
             addressPolicy: AddressPolicy(allowsLoopback: configuration.allowLoopbackSources),
             allowedHosts: configuration.allowedSourceHosts, lookUp: lookUp)

@@ -58,6 +58,10 @@ public struct DownloaderConfig: Sendable {
     /// Largest body accepted, checked against `Content-Length` as soon as the head arrives and
     /// against the bytes received while streaming. Default 50 MB.
     public var maximumResponseSize: Int64 = 50 * 1024 * 1024
+    /// Where bodies past a size wait for their decode instead of in memory (``BodySpill``); `nil`
+    /// (the default) keeps every body in memory. For loads bound for a disk cache: `webimage`
+    /// points it at its cache folder, so 64 large downloads in flight do not sit in the process.
+    public var bodySpill: BodySpill?
     /// Redirects followed before failing with ``TransportError/tooManyRedirects(limit:)``;
     /// 0 = none. Loops fail at once with ``TransportError/redirectLoop``.
     public var maximumRedirects: Int = 10

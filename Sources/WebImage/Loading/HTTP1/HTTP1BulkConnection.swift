@@ -74,7 +74,8 @@ final class HTTP1BulkConnection: Sendable {
             let deadline = config.resourceTimeout.flatMap { TimeAmount.limit(seconds: $0) }.map { NIODeadline.now() + $0 }
             let fetch = HTTP1BulkFetch(
                 owner: owner, request: request, responseModifier: responseModifier, cookieJar: cookieJar,
-                redirects: redirects, continuation: continuation, deadline: deadline)
+                redirects: redirects, continuation: continuation, deadline: deadline,
+                body: ResponseBody(limit: config.maximumResponseSize, spill: config.bodySpill))
             // The worker runs on this loop (``EventLoopTaskExecutor``): no hop.
             onLoop { self.start(fetch, stopped: stopped) }
         }
@@ -211,15 +212,13 @@ final class HTTP1BulkConnection: Sendable {
         case .head(let head): headArrived(head, generation: generation)
         case .body(let buffer):
             let tooLarge = state.withLock { state -> Bool in
-                guard state.generation == generation, let fetch = state.fetch, fetch.failure == nil, fetch.redirect == nil
-                else { return false }
+                guard state.generation == generation, let fetch = state.fetch, fetch.failure == nil else { return false }
                 fetch.lastActivity = .now()
-                let limit = config.maximumResponseSize
-                guard Int64(fetch.body.count + buffer.readableBytes) <= limit else {
-                    fetch.failure = WebImageError.transport(.responseTooLarge(limit: limit))
+                // A redirect's body is read but not kept, and has the same limit.
+                guard fetch.redirect == nil ? fetch.body.append(buffer) : fetch.body.discard(buffer) else {
+                    fetch.failure = WebImageError.transport(.responseTooLarge(limit: config.maximumResponseSize))
                     return true
                 }
-                buffer.withUnsafeReadableBytes { fetch.body.append(contentsOf: $0) }
                 return false
             }
             if tooLarge { closeChannel(generation) }
@@ -236,7 +235,7 @@ final class HTTP1BulkConnection: Sendable {
                     let error = WebImageError.transport(.badServerResponse(reason: "no response head"))
                     return (fetch.continuation, .failure(error, response: nil), false)
                 }
-                return (fetch.continuation, .response(response, fetch.body), fetch.keepAlive)
+                return (fetch.continuation, .response(response, fetch.body.data()), fetch.keepAlive)
             }
             guard let (continuation, outcome, reusable) = ended else { return }
             if !reusable { retire(generation) }
@@ -271,7 +270,7 @@ final class HTTP1BulkConnection: Sendable {
                 state.fetch!.response = response
                 let expected = response.expectedContentLength
                 if expected > 0, response.statusCode != 304 {
-                    state.fetch!.body.reserveCapacity(Int(min(expected, config.maximumResponseSize)))
+                    state.fetch!.body.reserve(expected)
                 }
                 return false
             case .refused(let error, let response):

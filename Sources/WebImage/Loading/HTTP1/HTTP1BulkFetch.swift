@@ -16,7 +16,7 @@ final class HTTP1BulkFetch: @unchecked Sendable {  // vars guarded by HTTP1BulkC
     let continuation: UnsafeContinuation<HTTP1BulkConnection.Outcome, Never>
     let deadline: NIODeadline?
     var response: DownloadResponse?
-    var body = Data()
+    var body: ResponseBody
     var lastActivity = NIODeadline.now()
     var redirect: (target: URL, status: UInt)?
     var keepAlive = true
@@ -29,7 +29,8 @@ final class HTTP1BulkFetch: @unchecked Sendable {  // vars guarded by HTTP1BulkC
 
     init(owner: ObjectIdentifier, request: DownloadRequest, responseModifier: (any DownloadResponseModifying)?,
          cookieJar: CookieJar?, redirects: RedirectChain, continuation: UnsafeContinuation<HTTP1BulkConnection.Outcome, Never>,
-         deadline: NIODeadline?) {
+         deadline: NIODeadline?, body: ResponseBody) {
+        self.body = body
         self.owner = owner
         self.request = request
         self.responseModifier = responseModifier

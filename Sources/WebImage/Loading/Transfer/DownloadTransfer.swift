@@ -16,7 +16,8 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     typealias Response = Void
 
     private struct State {
-        var data = Data()
+        /// The hop's body (a redirect's is counted, not kept).
+        var body: ResponseBody
         var received: Int64 = 0
         var expected: Int64 = -1
         var response: DownloadResponse?
@@ -28,7 +29,6 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         var redirects: RedirectChain
         /// Where the response in flight redirects, and its status: its body is not ours.
         var redirect: (target: URL, status: UInt)?
-        var redirectBodySize: Int64 = 0
         var responseAt: ContinuousClock.Instant?
         var lastReportedFraction = -1.0
         /// When the last head or body part arrived (or the transfer started): the idle timer's mark.
@@ -55,7 +55,17 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         self.queueDuration = queueDuration
         self.deadline = deadline
         let request = operation.request
-        state = Mutex(State(request: request, redirects: RedirectChain(from: request.url, limit: operation.environment.config.maximumRedirects)))
+        state = Mutex(State(
+            body: Self.emptyBody(for: operation), request: request,
+            redirects: RedirectChain(from: request.url, limit: operation.environment.config.maximumRedirects)))
+    }
+
+    /// A hop's empty body: spilled past the config's threshold, unless progressive decoding reads it as it grows.
+    private static func emptyBody(for operation: DownloadOperation) -> ResponseBody {
+        let config = operation.environment.config
+        return ResponseBody(
+            limit: config.maximumResponseSize,
+            spill: operation.options.contains(.progressiveLoad) ? nil : config.bodySpill)
     }
 
     // MARK: Hops
@@ -93,7 +103,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         let proceed = state.withLock { state in
             state.request = request
             state.redirect = nil
-            state.redirectBodySize = 0
+            state.body = Self.emptyBody(for: operation)
             return !state.isEnded && state.failure == nil
         }
         guard proceed else { return end(.failure(state.withLock { $0.failure } ?? .cancelled)) }
@@ -192,7 +202,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         // Only an accepted body gets room up front, and never more than the limit: a 304 (no
         // body, whatever its Content-Length says) once reserved 2^45 bytes and trapped.
         if expected > 0, response.statusCode != 304 {
-            state.withLock { $0.data.reserveCapacity(Int(min(expected, config.maximumResponseSize))) }
+            state.withLock { $0.body.reserve(expected) }
         }
         operation.deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: expected, url: operation.url))
         if operation.options.contains(.progressiveLoad) { startProgressiveDecoding() }
@@ -203,13 +213,9 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         let (received, expected, report, tooLarge) = state.withLock { state -> (Int64, Int64, Bool, Bool) in
             state.lastActivity = .now()
             // A redirect's body is read (the connection stays reusable) but not kept, and has the same limit.
-            if state.redirect != nil {
-                state.redirectBodySize += Int64(buffer.readableBytes)
-                return (0, 0, false, state.redirectBodySize > config.maximumResponseSize)
-            }
+            if state.redirect != nil { return (0, 0, false, !state.body.discard(buffer)) }
             state.received += Int64(buffer.readableBytes)
-            if state.received > config.maximumResponseSize { return (state.received, state.expected, false, true) }
-            buffer.withUnsafeReadableBytes { state.data.append(contentsOf: $0) }
+            guard state.body.append(buffer) else { return (state.received, state.expected, false, true) }
             return (state.received, state.expected, shouldReport(&state), false)
         }
         if tooLarge { return fail(task, .transport(.responseTooLarge(limit: config.maximumResponseSize))) }
@@ -240,7 +246,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         guard let response else {
             return end(.failure(.transport(.badServerResponse(reason: "no response head"))))
         }
-        end(.success(TransferOutput(data: state.withLock { $0.data }, response: response)))
+        end(.success(TransferOutput(data: state.withLock { $0.body.data() }, response: response)))
     }
 
     func failed(_ error: any Error) {
@@ -306,7 +312,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         idleCheck?.cancel()
         guard first else { return }
         progressive.withLock { $0 }?.finish()
-        if case .failure = outcome { state.withLock { $0.data = Data() } }
+        if case .failure = outcome { state.withLock { $0.body = Self.emptyBody(for: operation) } }
         operation.transferEnded(outcome, metrics: metrics())
     }
 
@@ -325,7 +331,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
             options: LoaderDecoding.decodeOptions(for: url, options: operation.options, context: operation.context),
             bytes: { [weak self] from in
                 self?.state.withLock { state in
-                    from < state.data.count ? state.data.subdata(in: from..<state.data.count) : Data()
+                    state.body.bytes(from: from)
                 } ?? Data()
             },
             deliver: { [weak self] image in

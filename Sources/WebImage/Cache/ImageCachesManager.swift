@@ -110,7 +110,7 @@ public final class ImageCachesManager: ImageCaching {
             }
             return nil
         }
-        return await FirstAnswer.race(caches, ask)
+        return await race(caches.map { cache in { await ask(cache) } }, cancellingLosers: false)
     }
 
     /// Runs `work` on every addressed cache: one after another (serial, single-cache policies)
@@ -130,40 +130,5 @@ public final class ImageCachesManager: ImageCaching {
             for await result in group { results.append(result) }
             return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
-    }
-}
-
-/// Asks every cache at once and answers with the first non-nil reply (nil when all say nil).
-/// The slower asks run to their end in the background; cancelling the caller cancels them.
-private final class FirstAnswer<T: Sendable>: Sendable {
-    private let pending: Mutex<(remaining: Int, answered: Bool)>
-    private let tasks = Mutex<[Task<Void, Never>]>([])
-
-    private init(count: Int) { pending = Mutex((count, false)) }
-
-    static func race(_ caches: [any ImageCaching], _ ask: @escaping @Sendable (any ImageCaching) async -> T?) async -> T? {
-        guard !caches.isEmpty else { return nil }
-        let race = FirstAnswer(count: caches.count)
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
-                let started = caches.map { cache in
-                    Task { race.settle(await ask(cache), continuation) }
-                }
-                race.tasks.withLock { $0 = started }
-            }
-        } onCancel: {
-            for task in race.tasks.withLock({ $0 }) { task.cancel() }
-        }
-    }
-
-    /// Resumes with the first answer, or with nil once every cache said nil.
-    private func settle(_ answer: T?, _ continuation: CheckedContinuation<T?, Never>) {
-        let resume = pending.withLock { state -> Bool in
-            state.remaining -= 1
-            guard !state.answered, answer != nil || state.remaining == 0 else { return false }
-            state.answered = true
-            return true
-        }
-        if resume { continuation.resume(returning: answer) }
     }
 }

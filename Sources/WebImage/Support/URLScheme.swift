@@ -2,8 +2,8 @@ import Foundation
 
 extension URL {
     /// Whether the URL's scheme is `name` (given in lowercase), in any case. Read off
-    /// `absoluteString`, which starts with the scheme: `scheme` builds a new `String` on every call
-    /// (~400 instructions), and the loaders ask it several times for every URL of a prefetch.
+    /// `absoluteString`, which starts with the scheme: `scheme` builds a new `String` on every
+    /// call, and the loaders ask it several times for every URL of a prefetch.
     func hasScheme(_ name: StaticString) -> Bool {
         var text = absoluteString
         return text.withUTF8 { bytes in

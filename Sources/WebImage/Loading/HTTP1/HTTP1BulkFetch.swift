@@ -4,7 +4,7 @@ import NIOCore
 /// One request on an ``HTTP1BulkConnection``: who asked (``HTTP1BulkConnection/cancel(owner:)``
 /// stops only its own), what to check, where it stands. A class, not a struct: each look at the
 /// fetch in flight under the connection's lock would otherwise copy it whole (a dozen references
-/// and an existential, ~4 K instructions a fetch in callgrind). `@unchecked Sendable`: its `let`s
+/// and an existential). `@unchecked Sendable`: its `let`s
 /// never change; once in the connection's `State.fetch`, its `var`s are read and written only
 /// under the connection's lock, and after `take()` only by the one who took it.
 final class HTTP1BulkFetch: @unchecked Sendable {  // vars guarded by HTTP1BulkConnection.state's lock

@@ -48,8 +48,7 @@ extension HTTP1ResponseParser {
                 }
             case .other: break
             }
-            // From a String: HTTPTypes makes one from bytes through its unspecialised generic
-            // path (a metadata lookup per value, ~1,000 instructions).
+            // From a String: HTTPTypes makes one from bytes through its unspecialised generic path.
             fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
         }
         let framing: Framing

@@ -7,9 +7,9 @@ import Synchronization
 
 /// A lean HTTP/1.1 client on SwiftNIO for `http` and `https` downloads (``DownloaderConfig/Transport/http1``):
 /// keep-alive connections per scheme, host and port, each carrying one request at a time, the next
-/// request written from the event loop that finished the last. It exists for bulk work —
-/// AsyncHTTPClient costs about 100 µs of CPU per request on loopback, a bare NIO client about 45 (BENCHMARKS.md,
-/// "Bulk download") — and does only what a download needs: TLS as AsyncHTTPClient sets it up
+/// request written from the event loop that finished the last. It exists for bulk work — it costs
+/// less than half of AsyncHTTPClient's CPU per request (BENCHMARKS.md, "Bulk download") — and does
+/// only what a download needs: TLS as AsyncHTTPClient sets it up
 /// (NIOSSL, the system's trust roots, the host name checked — or the address, for an IP literal),
 /// a connect timeout, one retry of a request a reused connection dropped before
 /// answering, and cancellation. The transfer above it keeps the redirects, the idle timer, the limits

@@ -51,10 +51,10 @@ public final class ImageDownloader: ImageLoader {
 
     /// A downloader on the app's own `HTTPClient` (shared with its other HTTP work: one connection
     /// pool, one event loop group). The app keeps owning it: ``shutdown()`` leaves it running.
-    /// The client's configuration then governs redirects, connect timeouts, proxies and TLS
-    /// defaults — `config.maximumRedirects` and the connect part of `config.downloadTimeout` apply
-    /// only to a client the downloader makes; everything else in `config` (idle timeout per
-    /// request, size limit, status and content-type checks, headers, queue) applies either way.
+    /// The client's configuration then governs connect timeouts, proxies and TLS defaults, and a
+    /// client that follows redirects itself hands over only the last response (one that does not
+    /// leaves them to the downloader's ``RedirectChain``); everything else in `config` (idle timeout
+    /// per request, size limit, status and content-type checks, headers, queue) applies either way.
     public convenience init(config: DownloaderConfig = .default, client: HTTPClient) {
         self.init(config: config, client: client, ownsClient: false)
     }

@@ -3,7 +3,7 @@
 /// variant of one source meets on one instance, where its fetch, cache entry and request merging
 /// live (`hash … consistent`: adding a fourth instance moves about a quarter of the sources).
 ///
-/// A GET on an instance that is down or answers 502/503 (draining) is retried on the next one; the
+/// A GET on an instance that is down or answers 503 (draining) is retried on the next one; the
 /// instance that answered is in `X-Upstream`. With ``edgeCacheDirectory`` nginx keeps variants too,
 /// honouring the server's `Cache-Control` and `Vary: Accept` (purge does not reach that cache: keep
 /// `--result-max-age` short when it is on).
@@ -91,9 +91,10 @@ public struct NginxConfig: Sendable, Hashable {
             "        proxy_set_header Connection \"\";",
             "        proxy_set_header Host $host;",
             "        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
-            "        # A dead instance (refused, reset) or a draining one (503) costs a retry, not an error;",
-            "        # nginx retries only what it has not started sending, and never a POST.",
-            "        proxy_next_upstream error timeout http_502 http_503;",
+            "        # A dead instance (refused, reset: `error`) or a draining one (503) costs a retry, not an error;",
+            "        # nginx retries only what it has not started sending, and never a POST. Not http_502: the",
+            "        # server's 502 means the *origin* failed, and asking every instance would fetch it N times.",
+            "        proxy_next_upstream error timeout http_503;",
             "        proxy_next_upstream_tries \(nextUpstreamTries);",
             "        proxy_next_upstream_timeout \(nextUpstreamTimeout)s;",
             "        proxy_connect_timeout 2s;",

@@ -56,6 +56,9 @@ public final class RedisConnection: Sendable {
             commands.append(url.user.map { RedisCommand("AUTH", $0, password) } ?? RedisCommand("AUTH", password))
         }
         if url.database != 0 { commands.append(RedisCommand("SELECT", String(url.database))) }
+        // Over TLS, one command at least: its reply waits for the handshake, so a refused
+        // certificate fails the connect with its reason instead of a later call with "closed".
+        if url.usesTLS, commands.isEmpty { commands.append(RedisCommand("PING")) }
         guard !commands.isEmpty else { return channel.eventLoop.makeSucceededFuture(self) }
         let channel = self.channel
         let deadline = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
@@ -66,7 +69,8 @@ public final class RedisConnection: Sendable {
                     switch result {
                     case .success(.error(let message)): throw RedisError.connectionFailed("\(command.name) refused: \(message)")
                     case .success: continue
-                    case .failure(RedisError.connectionClosed): throw RedisError.connectionFailed("no answer to \(command.name) in time")
+                    case .failure(RedisError.connectionClosed):
+                        throw RedisError.connectionFailed("closed before answering \(command.name): no answer in time, or a TLS handshake refused")
                     case .failure(let error): throw error
                     }
                 }
@@ -91,9 +95,14 @@ public final class RedisConnection: Sendable {
         for command in commands { RESPEncoder.write(command, into: &bytes) }
         let replies = commands.map { _ in channel.eventLoop.makePromise(of: RESPValue.self) }
         // A write to a closed channel never reaches the handler: fail the replies here (a reply
-        // the handler already failed ignores the second failure).
+        // the handler already failed ignores the second failure). A TLS handshake that fails
+        // fails the writes it held back with its own error: say that, not "closed".
         channel.writeAndFlush(RedisOutbound(bytes: bytes, replies: replies)).whenFailure { error in
-            let failure = (error as? RedisError) ?? .connectionClosed
+            let failure: RedisError = switch error {
+            case let redis as RedisError: redis
+            case is ChannelError: .connectionClosed
+            default: .connectionFailed("\(error)")
+            }
             replies.forEach { $0.fail(failure) }
         }
         return replies.map(\.futureResult)

@@ -11,7 +11,7 @@ struct RedisImageCacheTests {
         _ body: (RedisImageCache, RedisTestServer) async throws -> Void
     ) async throws {
         try await withRedisServer { server in
-            let client = try makeRedisClient(server, callTimeout: .seconds(2))
+            let client = try makeRedisClient(server)
             defer { Task { await client.shutdown() } }
             try await body(RedisImageCache(client: client, timeToLive: timeToLive, maxValueBytes: maxValueBytes), server)
         }

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 import Synchronization
 import Testing
 import WebImageRedis
@@ -105,7 +106,7 @@ struct RedisClientTests {
     func stoppedServer() async throws {
         try await withRedisServer { server in
             let timeout = Duration.milliseconds(250) * TestTiming.scale
-            let client = try makeRedisClient(server, failureThreshold: 3, cooldown: .milliseconds(500))
+            let client = try makeRedisClient(server, callTimeout: .milliseconds(250), failureThreshold: 3, cooldown: .milliseconds(500))
             defer { Task { await client.shutdown() } }
             try await client.set("k", to: ByteBuffer(string: "v"))
             server.pause()
@@ -176,5 +177,26 @@ func subscribed(_ client: RedisClient, to channel: String) async -> Bool {
     await eventuallyAsync {
         guard let reply = try? await client.send(RedisCommand("PUBSUB", "NUMSUB", channel)) else { return false }
         return (reply.array?.last?.integer ?? 0) > 0
+    }
+}
+
+@Suite("RedisClient over rediss:// (a TLS-only redis-server)", .redisInstalled)
+struct RedisTLSTests {
+    @Test("rediss:// with the server's certificate trusted works; with the system's trust roots the connect fails as connectionFailed")
+    func tls() async throws {
+        let server = try await RedisTestServer(tls: true)
+        defer { Task { await server.stop(); server.removeDirectory() } }
+        var trusting = TLSConfiguration.makeClientConfiguration()
+        trusting.trustRoots = .file(try SelfSignedCertificate.certificatePath())
+        let client = try RedisClient(configuration: RedisClientConfiguration(url: server.url, callTimeout: .seconds(2), tls: trusting))
+        // Generous: the first handshake with the system's trust roots loads the whole CA bundle.
+        let stranger = try RedisClient(configuration: RedisClientConfiguration(
+            url: server.url, callTimeout: .seconds(10), connectTimeout: .seconds(10)))
+        defer { Task { await client.shutdown(); await stranger.shutdown() } }
+        #expect(server.url.description.hasPrefix("rediss://"))
+        try await client.set("secret", to: ByteBuffer(string: "over tls"))
+        #expect(try await client.get("secret") == ByteBuffer(string: "over tls"))
+        let refused = await #expect(throws: RedisError.self) { try await stranger.get("secret") }
+        guard case .connectionFailed = refused else { Issue.record("\(String(describing: refused))"); return }
     }
 }

@@ -14,7 +14,7 @@ struct RedisResultCacheTests {
     @Test("store then result: bytes, type, ETag and Vary come back; the value is a binary header, not JSON")
     func roundTrip() async throws {
         try await withRedisServer { server in
-            let client = try makeRedisClient(server, callTimeout: .seconds(2))
+            let client = try makeRedisClient(server)
             defer { Task { await client.shutdown() } }
             let cache = RedisResultCache(client: client, timeToLive: .seconds(120))
             for tag in ["a", "bv"] {
@@ -33,7 +33,7 @@ struct RedisResultCacheTests {
     @Test("removeResults(forSource:) deletes every variant of that source and its set, and none of another source's")
     func purgeBySource() async throws {
         try await withRedisServer { server in
-            let client = try makeRedisClient(server, callTimeout: .seconds(2))
+            let client = try makeRedisClient(server)
             defer { Task { await client.shutdown() } }
             let cache = RedisResultCache(client: client)
             for size in ["10x10", "20x20", "30x30"] {
@@ -51,7 +51,7 @@ struct RedisResultCacheTests {
     @Test("a variant over the size cap is not stored; a foreign value under a key reads as a miss")
     func capAndForeignValues() async throws {
         try await withRedisServer { server in
-            let client = try makeRedisClient(server, callTimeout: .seconds(2))
+            let client = try makeRedisClient(server)
             defer { Task { await client.shutdown() } }
             let cache = RedisResultCache(client: client, maxValueBytes: 100)
             await cache.store(variant("big", bytes: 200), forKey: "big", source: "s")

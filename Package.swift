@@ -8,6 +8,8 @@ let package = Package(
     products: [
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
+        // A shared cache tier on Redis (a RESP client on SwiftNIO), for WebImage apps and the server fleet.
+        .library(name: "WebImageRedis", targets: ["WebImageRedis"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -64,11 +66,25 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The shared Redis tier: RESP2 on SwiftNIO (no Redis client is in the package mirror; measured
+        // against hiredis in BENCHMARKS.md), rediss:// through NIOSSL, metrics through swift-metrics.
+        .target(
+            name: "WebImageRedis",
+            dependencies: [
+                "WebImage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         // The image server: thumbor's URL syntax on the WebImage pipeline, embeddable in any Hummingbird app.
         .target(
             name: "WebImageServer",
             dependencies: [
                 "WebImage",
+                "WebImageRedis",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -100,6 +116,7 @@ let package = Package(
             dependencies: [
                 "WebImage",
                 "WebImageServer",
+                "WebImageRedis",
                 // A downloader on the app's own HTTPClient.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

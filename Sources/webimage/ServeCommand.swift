@@ -18,8 +18,13 @@ struct ServeCommand: AsyncParsableCommand {
 
             Sources are http(s) only and must resolve to public addresses: loopback, private, link-local \
             (169.254.169.254), CGNAT, multicast and reserved ranges are refused on every redirect hop, and the \
-            connection goes to the address that was checked. Ctrl-C or SIGTERM stops taking connections, \
-            finishes what is running and exits 0.
+            connection goes to the address that was checked. Ctrl-C or SIGTERM turns /readyz to 503 for \
+            --drain-grace seconds while images are still served, then stops taking connections, finishes \
+            what is running and exits 0.
+
+            A fleet: --print-nginx-config --upstream HOST:PORT ... prints an nginx site that routes each \
+            request by its source (every variant of a source on one instance), retries a dead instance's \
+            GETs on the next one, and with --edge-cache DIR caches variants in nginx too.
 
             Example:
               WEBIMAGE_SECURITY_KEY=secret webimage serve --port 8080
@@ -55,8 +60,15 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var certificates: CertificateAuthorityOptions
     @Flag(name: .customLong("access-log"), help: "Log one line per image request (status, bytes, ms, path without its query).")
     var accessLog = false
+    @Option(name: .customLong("drain-grace"), help: "Seconds /readyz answers 503 on SIGTERM while images are still served, before the server stops taking work (0 = at once).")
+    var drainGrace = 5.0
+    @OptionGroup var nginx: NginxConfigOptions
 
     func run() async throws {
+        if let site = try nginx.config(commandLine: Array(CommandLine.arguments.dropFirst())) {
+            FileHandle.standardOutput.write(Data(site.text.utf8))
+            return
+        }
         var configuration = ImageServerConfiguration()
         let environment = ProcessInfo.processInfo.environment
         configuration.securityKeys = (environment["WEBIMAGE_SECURITY_KEY"] ?? "").split(separator: ",").map(String.init)
@@ -90,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
         // A deadline is what keeps a stuck request from holding its slot: it must be a real one.
         guard requestDeadline < 1e9 else { throw ValidationError("--request-deadline must be a number of seconds (below 1e9)") }
         configuration.requestDeadline = .milliseconds(Int64((requestDeadline * 1000).rounded()))
+        guard drainGrace >= 0, drainGrace < 1e6 else { throw ValidationError("--drain-grace must be 0 or more seconds") }
         guard maxRedirects >= 0, resultMaxAge >= 0 else { throw ValidationError("--max-redirects and --result-max-age cannot be negative") }
 
         var logger = Logger(label: "webimage.serve")
@@ -102,14 +115,14 @@ struct ServeCommand: AsyncParsableCommand {
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "webimage"),
-            services: [ImageServerDrainService(server: server)],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 let lines = ["webimage serve: listening on http://\(host):\(bound)"] + settings.map { "  " + $0 }
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             },
             logger: logger)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        let drain = ImageServerDrainService(server: server, grace: .milliseconds(Int64((drainGrace * 1000).rounded())))
+        try await drain.run(beside: app, logger: logger)
         await server.shutdown()
     }
 }

@@ -15,7 +15,7 @@ public struct ThumborPath: Sendable, Hashable {
 
     /// `trim` with its reference corner and colour tolerance.
     public struct Trim: Sendable, Hashable {
-        public enum Corner: String, Sendable { case topLeft = "top-left", bottomRight = "bottom-right" }
+        public enum Corner: String, Sendable, CaseIterable { case topLeft = "top-left", bottomRight = "bottom-right" }
         public var corner: Corner = .topLeft
         public var tolerance: Int = 0
     }
@@ -25,7 +25,7 @@ public struct ThumborPath: Sendable, Hashable {
         public var left, top, right, bottom: Int
     }
 
-    public enum FitIn: String, Sendable {
+    public enum FitIn: String, Sendable, CaseIterable {
         case fitIn = "fit-in"
         case adaptive = "adaptive-fit-in"
         case full = "full-fit-in"
@@ -38,8 +38,8 @@ public struct ThumborPath: Sendable, Hashable {
         case original
     }
 
-    public enum HorizontalAlign: String, Sendable { case left, center, right }
-    public enum VerticalAlign: String, Sendable { case top, middle, bottom }
+    public enum HorizontalAlign: String, Sendable, CaseIterable { case left, center, right }
+    public enum VerticalAlign: String, Sendable, CaseIterable { case top, middle, bottom }
 
     public var authorization: Authorization
     /// What the signature covers: the path after `HMAC/`, as received.
@@ -72,9 +72,9 @@ public struct ThumborPath: Sendable, Hashable {
         var rest = path.unicodeScalars[...]
         if rest.first == "/" { rest = rest.dropFirst() }
         guard let first = Self.nextSegment(rest) else { throw .missingSource }
-        if Self.equals(first, "unsafe") {
+        if Self.equals(first, ThumborGrammar.unsafe) {
             authorization = .unsafe
-        } else if first.count >= 27, first.allSatisfy(Self.isBase64URLScalar) {
+        } else if first.count >= ThumborGrammar.minimumSignatureLength, first.allSatisfy(ThumborGrammar.isSignatureScalar) {
             authorization = .signature(String(Substring(first)))
         } else {
             throw .unsigned
@@ -83,8 +83,8 @@ public struct ThumborPath: Sendable, Hashable {
         signedPart = String(Substring(rest))
         source = ""
 
-        if Self.take("debug", from: &rest) { debug = true }
-        if Self.take("meta", from: &rest) { meta = true }
+        if Self.take(ThumborGrammar.debug, from: &rest) { debug = true }
+        if Self.take(ThumborGrammar.meta, from: &rest) { meta = true }
         if let segment = Self.nextSegment(rest), let trim = Self.trim(Substring(segment)) {
             self.trim = trim
             Self.advance(&rest, past: segment)
@@ -109,9 +109,9 @@ public struct ThumborPath: Sendable, Hashable {
             verticalAlign = align
             Self.advance(&rest, past: segment)
         }
-        if Self.take("smart", from: &rest) { smart = true }
-        if rest.starts(with: "filters:".unicodeScalars), let end = Self.filtersEnd(rest) {
-            filters = try ThumborFilter.parseList(rest[rest.index(rest.startIndex, offsetBy: 8)..<end])
+        if Self.take(ThumborGrammar.smart, from: &rest) { smart = true }
+        if rest.starts(with: ThumborGrammar.filtersPrefix.unicodeScalars), let end = Self.filtersEnd(rest) {
+            filters = try ThumborFilter.parseList(rest[rest.index(rest.startIndex, offsetBy: ThumborGrammar.filtersPrefix.unicodeScalars.count)..<end])
             rest = rest[rest.index(after: end)...]
         }
         let written = String(Substring(rest))
@@ -169,21 +169,14 @@ public struct ThumborPath: Sendable, Hashable {
         return true
     }
 
-    private static func isBase64URLScalar(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9", "-", "_", "=": true
-        default: false
-        }
-    }
-
     private static func trim(_ segment: Substring) -> Trim? {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.first == "trim", parts.count <= 3 else { return nil }
+        guard parts.first.map(String.init) == ThumborGrammar.trim, parts.count <= 3 else { return nil }
         var trim = Trim()
         for part in parts.dropFirst() {
             if let corner = Trim.Corner(rawValue: String(part)) {
                 trim.corner = corner
-            } else if let tolerance = Int(part), tolerance >= 0, tolerance <= 442 {
+            } else if let tolerance = integer(part, signed: false), ThumborGrammar.trimTolerance.contains(tolerance) {
                 trim.tolerance = tolerance
             } else {
                 return nil
@@ -195,9 +188,10 @@ public struct ThumborPath: Sendable, Hashable {
     private static func cropBox(_ segment: Substring) -> CropBox? {
         let corners = segment.split(separator: ":", omittingEmptySubsequences: false)
         guard corners.count == 2 else { return nil }
-        let points = corners.map { $0.split(separator: "x", omittingEmptySubsequences: false).compactMap { integer($0, signed: true) } }
-        guard points.allSatisfy({ $0.count == 2 }) else { return nil }
-        return CropBox(left: points[0][0], top: points[0][1], right: points[1][0], bottom: points[1][1])
+        // Every part a number, as thumbor's `-?\d+x-?\d+`: `1xax2` is no corner.
+        let points = corners.map { $0.split(separator: "x", omittingEmptySubsequences: false).map { integer($0, signed: true) } }
+        guard points.allSatisfy({ $0.count == 2 && !$0.contains(nil) }) else { return nil }
+        return CropBox(left: points[0][0]!, top: points[0][1]!, right: points[1][0]!, bottom: points[1][1]!)
     }
 
     private static func size(_ segment: Substring) -> (Dimension, Bool, Dimension, Bool)? {
@@ -207,7 +201,7 @@ public struct ThumborPath: Sendable, Hashable {
             let flip = text.hasPrefix("-")
             let value = flip ? text.dropFirst() : text
             if value.isEmpty { return (.pixels(0), flip) }
-            if value == "orig" { return (.original, flip) }
+            if value == ThumborGrammar.original { return (.original, flip) }
             return integer(value, signed: false).map { (.pixels($0), flip) }
         }
         guard let width = side(sides[0]), let height = side(sides[1]) else { return nil }
@@ -217,7 +211,7 @@ public struct ThumborPath: Sendable, Hashable {
     /// Digits only (thumbor's `\d+`), bounded so no size overflows later arithmetic.
     private static func integer(_ text: Substring, signed: Bool) -> Int? {
         let digits = signed && text.hasPrefix("-") ? text.dropFirst() : text
-        guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !digits.isEmpty, digits.count <= ThumborGrammar.maximumDigits, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return Int(text)
     }
 
@@ -234,7 +228,7 @@ public struct ThumborPath: Sendable, Hashable {
 
     private static func text(_ dimension: Dimension) -> String {
         switch dimension {
-        case .original: "orig"
+        case .original: ThumborGrammar.original
         case .pixels(let value): String(value)
         }
     }

@@ -61,9 +61,9 @@ public final class ImageServer: Sendable {
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("/healthz") { _, _ in Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n"))) }
         router.get("/readyz") { [self] _, _ in
-            admission.isDraining
-                ? Self.plain(.serviceUnavailable, "draining\n")
-                : Self.plain(.ok, "ready\n")
+            admission.isReady
+                ? Self.plain(.ok, "ready\n")
+                : Self.plain(.serviceUnavailable, "draining\n")
         }
         router.get("/metrics") { [self] _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

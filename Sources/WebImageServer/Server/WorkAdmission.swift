@@ -7,6 +7,8 @@ final class WorkAdmission: Sendable {
         var running = 0
         var waiting: [CheckedContinuation<Bool, Never>] = []
         var draining = false
+        /// False from the start of a drain's grace period: `/readyz` says 503 while work is still taken.
+        var ready = true
     }
 
     private let width: Int
@@ -51,6 +53,12 @@ final class WorkAdmission: Sendable {
     }
 
     var isDraining: Bool { state.withLock { $0.draining } }
+
+    /// Tells load balancers to move on (`/readyz` 503) while work is still admitted.
+    func markUnready() { state.withLock { $0.ready = false } }
+
+    /// Whether `/readyz` says 200: not draining and not told to stop looking ready.
+    var isReady: Bool { state.withLock { $0.ready && !$0.draining } }
     var counts: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.waiting.count) } }
 
     private func leave() {

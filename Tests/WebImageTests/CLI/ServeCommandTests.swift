@@ -8,7 +8,7 @@ struct ServeCommandTests {
     /// Longer than the server's own request deadline, so the server's answer is what a spec sees.
     static let answerTimeout = TimeAmount.seconds(Int64(TestTiming.seconds(60)))
 
-    @Test("SIGTERM: the request in flight finishes with 200, then the process exits 0")
+    @Test("SIGTERM with --drain-grace 0: the request in flight finishes with 200, then the process exits 0")
     func drainsOnSIGTERM() async throws {
         let origin = try await TestOrigin.start()
         defer { origin.stop() }
@@ -17,7 +17,7 @@ struct ServeCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("serve.log")
         let (process, port, _) = try await startServe(
-            ["--allow-unsafe", "--allow-loopback-sources", "--access-log", "--cache-dir", directory.path],
+            ["--allow-unsafe", "--allow-loopback-sources", "--access-log", "--cache-dir", directory.path, "--drain-grace", "0"],
             environment: ["LOG_LEVEL": "info"], log: log)
         defer { if process.isRunning { process.terminate() } }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -104,7 +104,7 @@ struct ServeCommandTests {
 
     /// Starts `webimage serve --port 0 ARGUMENTS` and reads what it prints at start: the port from
     /// the first line, the settings from the lines after it. Its log goes to `log` when given.
-    private func startServe(
+    func startServe(
         _ arguments: [String], environment: [String: String] = [:], log: URL? = nil
     ) async throws -> (Process, Int, String) {
         let process = Process()

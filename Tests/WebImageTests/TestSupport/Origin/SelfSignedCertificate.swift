@@ -21,6 +21,11 @@ enum SelfSignedCertificate {
         try pemFiles.get().certificate
     }
 
+    /// Both PEM files, for a server that is not a ``TestOrigin`` (redis-server's TLS port).
+    static func pemPaths() throws -> (key: String, certificate: String) {
+        try pemFiles.get()
+    }
+
     /// Key and certificate paths in a temporary directory. An EC key: generating it takes
     /// milliseconds where RSA takes a noticeable fraction of a second.
     private static let pemFiles: Result<(key: String, certificate: String), any Error> = Result {

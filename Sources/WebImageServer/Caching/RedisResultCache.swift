@@ -1,0 +1,112 @@
+import Foundation
+import NIOCore
+import WebImage
+import WebImageRedis
+
+/// Variants in a Redis shared by a fleet (``ResultCaching``). Each value is a small binary header
+/// (type, ETag, `Vary`, source) before the bytes — no JSON, no base64 — under `<prefix><key>` with
+/// a TTL; each source has a Redis set of its variants' keys, so a purge finds them all. Redis
+/// being down or slow is a miss or a skipped write, never an error (the client's timeout and
+/// circuit breaker bound it).
+public final class RedisResultCache: ResultCaching {
+    public let client: RedisClient
+    public let keyPrefix: String
+    public let timeToLive: Duration
+    /// Variants larger than this are not stored.
+    public let maxValueBytes: Int
+
+    public init(client: RedisClient, keyPrefix: String = "webimage:result:", timeToLive: Duration = .seconds(86_400),
+                maxValueBytes: Int = 8 << 20) {
+        self.client = client
+        self.keyPrefix = keyPrefix
+        self.timeToLive = timeToLive
+        self.maxValueBytes = maxValueBytes
+    }
+
+    public func result(forKey key: String) async -> CachedResult? {
+        await entry(forKey: key)?.result
+    }
+
+    /// The variant and the source it was made from (a tier in front copies both).
+    public func entry(forKey key: String) async -> (result: CachedResult, source: String)? {
+        guard let buffer = try? await client.get(keyPrefix + key) else { return nil }
+        return RedisResultEncoding.decode(buffer)
+    }
+
+    /// Writes the variant and adds its key to the source's set, in one script (a purge running at
+    /// the same time sees both or neither); the set lives as long as its newest variant.
+    public func store(_ result: CachedResult, forKey key: String, source: String) async {
+        guard result.data.count <= maxValueBytes else { return }
+        let value = RedisResultEncoding.encode(result, source: source)
+        let ttl = ByteBuffer(string: String(RedisClient.milliseconds(timeToLive)))
+        _ = try? await client.send(RedisCommand(arguments: [
+            ByteBuffer(string: "EVAL"), ByteBuffer(string: Self.storeScript), ByteBuffer(string: "2"),
+            ByteBuffer(string: keyPrefix + key), ByteBuffer(string: setKey(source)), value, ttl,
+        ]))
+    }
+
+    /// Deletes every variant of `source` and its set, in one script; returns how many variants
+    /// were still there (0 when Redis is unavailable).
+    public func removeResults(forSource source: String) async -> Int {
+        let reply = try? await client.send(RedisCommand("EVAL", Self.purgeScript, "1", setKey(source)))
+        return reply?.integer ?? 0
+    }
+
+    /// The Redis set listing `source`'s variant keys.
+    public func setKey(_ source: String) -> String { keyPrefix + "variants-of:" + source }
+
+    private static let storeScript = """
+        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+        redis.call('SADD', KEYS[2], KEYS[1])
+        redis.call('PEXPIRE', KEYS[2], ARGV[2])
+        return 1
+        """
+
+    // DEL in slices: Lua's unpack has a limit on how many values it spreads.
+    private static let purgeScript = """
+        local keys = redis.call('SMEMBERS', KEYS[1])
+        local removed = 0
+        for i = 1, #keys, 500 do
+          removed = removed + redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
+        end
+        redis.call('DEL', KEYS[1])
+        return removed
+        """
+}
+
+/// The value format: `WIR1`, a flags byte (bit 0: varies by Accept), then the content type and
+/// ETag (each a 16-bit length and UTF-8) and the source (a 32-bit length and UTF-8), then the bytes.
+enum RedisResultEncoding {
+    private static let magic: [UInt8] = Array("WIR1".utf8)
+
+    static func encode(_ result: CachedResult, source: String) -> ByteBuffer {
+        let type = Array(result.contentType.utf8.prefix(Int(UInt16.max)))
+        let etag = Array(result.etag.utf8.prefix(Int(UInt16.max)))
+        let sourceBytes = Array(source.utf8)
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(16 + type.count + etag.count + sourceBytes.count + result.data.count)
+        buffer.writeBytes(magic)
+        buffer.writeInteger(UInt8(result.variesByAccept ? 1 : 0))
+        buffer.writeInteger(UInt16(type.count))
+        buffer.writeBytes(type)
+        buffer.writeInteger(UInt16(etag.count))
+        buffer.writeBytes(etag)
+        buffer.writeInteger(UInt32(sourceBytes.count))
+        buffer.writeBytes(sourceBytes)
+        buffer.writeBytes(result.data)
+        return buffer
+    }
+
+    /// Nil for anything that is not a whole value of this format (a foreign key, a cut value).
+    static func decode(_ value: ByteBuffer) -> (result: CachedResult, source: String)? {
+        var buffer = value
+        guard buffer.readBytes(length: 4) == magic, let flags = buffer.readInteger(as: UInt8.self),
+              let typeLength = buffer.readInteger(as: UInt16.self), let type = buffer.readString(length: Int(typeLength)),
+              let etagLength = buffer.readInteger(as: UInt16.self), let etag = buffer.readString(length: Int(etagLength)),
+              let sourceLength = buffer.readInteger(as: UInt32.self), let source = buffer.readString(length: Int(sourceLength))
+        else { return nil }
+        let result = CachedResult(data: Data(buffer.readableBytesView), contentType: type, etag: etag,
+                                  variesByAccept: flags & 1 == 1)
+        return (result, source)
+    }
+}

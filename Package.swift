@@ -101,6 +101,7 @@ let package = Package(
             dependencies: [
                 "WebImage",
                 "WebImageServer",
+                "WebImageRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `bench-download --client ahc|nio`: HTTP clients alone, the floor under ImageDownloader.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import WebImage
+import WebImageRedis
 import WebImageServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -14,7 +15,8 @@ struct ServeCommand: AsyncParsableCommand {
             (or /unsafe/... with --allow-unsafe). Signatures are thumbor's: HMAC-SHA1 of the path after the \
             signature with a key from WEBIMAGE_SECURITY_KEY (comma-separated keys are all accepted, so a key \
             can rotate), URL-safe base64. GET /healthz answers while the process is up, GET /readyz while it \
-            takes work.
+            takes work. WEBIMAGE_REDIS_URL (redis://[user:pass@]host:port/db, rediss:// for TLS) adds a \
+            shared tier: sources and variants in Redis after the local caches, purges sent to every instance.
 
             Sources are http(s) only and must resolve to public addresses: loopback, private, link-local \
             (169.254.169.254), CGNAT, multicast and reserved ranges are refused on every redirect hop, and the \
@@ -73,6 +75,13 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         configuration.securityKeys = (environment["WEBIMAGE_SECURITY_KEY"] ?? "").split(separator: ",").map(String.init)
         configuration.purgeToken = environment["WEBIMAGE_PURGE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if let text = environment["WEBIMAGE_REDIS_URL"], !text.isEmpty {
+            do {
+                configuration.redisURL = try RedisURL(text)
+            } catch {
+                throw ValidationError("WEBIMAGE_REDIS_URL: \(error)")
+            }
+        }
         configuration.allowUnsafe = allowUnsafe
         configuration.allowLoopbackSources = allowLoopbackSources
         configuration.allowedSourceHosts = allowedSourceHosts

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import Synchronization
 import WebImage
+import WebImageRedis
 
 /// thumbor's HTTP API on the WebImage pipeline: sources through WebImage's manager (source cache of
 /// original bytes, shared loads, typed errors, decode limits) with the server's ``SourceLoader``,
@@ -15,6 +16,10 @@ public final class ImageServer: Sendable {
     let sourceCache: ImageCache
     let manager: ImageManager
     let results: any ResultCaching
+    /// This instance's own variants (``results`` also reads the shared tier when there is one).
+    let localResults: any ResultCaching
+    let sharedTier: SharedTier?
+    private let purgeListener: Task<Void, Never>?
     let loader: SourceLoader
     let admission: WorkAdmission
     let sharedWork: SharedWork<CachedResult>
@@ -47,13 +52,33 @@ public final class ImageServer: Sendable {
             addressPolicy: AddressPolicy(allowsLoopback: configuration.allowLoopbackSources),
             allowedHosts: configuration.allowedSourceHosts, lookUp: lookUp)
         loader = SourceLoader(config: downloads, resolver: resolver)
-        manager = ImageManager(cache: sourceCache, loader: loader)
-        results = resultCache ?? LocalResultCache(
+        localResults = resultCache ?? LocalResultCache(
             directory: directory.appendingPathComponent("results"), maxDiskBytes: configuration.maxCacheBytes,
             memoryBytes: configuration.memoryCacheBytes)
+        sharedTier = configuration.redisURL.flatMap { url in
+            do {
+                return try SharedTier(url: url, logger: logger)
+            } catch {
+                logger.error("shared tier off: \(error)")
+                return nil
+            }
+        }
+        if let sharedTier {
+            manager = ImageManager(cache: sharedTier.sourceCaches(over: sourceCache), loader: loader)
+            results = TieredResultCache(local: localResults, shared: sharedTier.results)
+        } else {
+            manager = ImageManager(cache: sourceCache, loader: loader)
+            results = localResults
+        }
         admission = WorkAdmission(width: configuration.concurrency, queueLimit: configuration.queueLimit)
         sharedWork = SharedWork { [metrics] in metrics.joined() }
         coders = .shared
+        // Another instance's purge: drop this one's local copies (the shared tier is purged already).
+        purgeListener = sharedTier?.purges.listen { [manager, sourceCache, localResults] source in
+            guard let url = URL(string: source) else { return }
+            _ = await localResults.removeResults(forSource: source)
+            if let key = manager.cacheKey(for: url) { await sourceCache.removeImage(forKey: key, cacheType: .all) }
+        }
     }
 
     /// `GET /healthz`, `GET /readyz`, `GET /metrics` (Prometheus text), `DELETE /purge?url=SOURCE`
@@ -67,7 +92,7 @@ public final class ImageServer: Sendable {
         }
         router.get("/metrics") { [self] _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text)))
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text + (sharedTier?.metricsText ?? ""))))
         }
         router.delete("/purge") { [self] request, _ in
             let answer = await purge(source: request.uri.queryParameters["url"].map(String.init),
@@ -89,8 +114,10 @@ public final class ImageServer: Sendable {
     public func shutdown() async {
         admission.drain()
         await loader.shutdown()
+        purgeListener?.cancel()
+        await sharedTier?.shutdown()
         await sourceCache.waitForPendingDiskWork()
-        if let local = results as? LocalResultCache { await local.flush() }
+        if let local = localResults as? LocalResultCache { await local.flush() }
     }
 
     // MARK: Answering
@@ -197,7 +224,9 @@ public final class ImageServer: Sendable {
         let source: URL
         do { source = try SourceURL.parse(text) } catch { return Answer(failure: error) }
         let variants = await results.removeResults(forSource: source.absoluteString)
-        if let key = manager.cacheKey(for: source) { await sourceCache.removeImage(forKey: key, cacheType: .all) }
+        if let key = manager.cacheKey(for: source) { await manager.imageCache.removeImage(forKey: key, cacheType: .all) }
+        // Every other instance drops its local copies too.
+        _ = await sharedTier?.purges.publish(source: source.absoluteString)
         logger.notice("purged", metadata: ["variants": "\(variants)"])
         return Answer(json: "{\"purged\":\(variants)}\n")
     }

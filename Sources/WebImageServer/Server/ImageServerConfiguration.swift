@@ -1,5 +1,6 @@
 import Foundation
 import WebImage
+import WebImageRedis
 
 /// Everything `webimage serve` can be told, with defaults safe for the internet: signed URLs only,
 /// public sources only, every size and time bounded.
@@ -49,6 +50,9 @@ public struct ImageServerConfiguration: Sendable {
     /// One log line per image request (status, bytes, milliseconds, the path without its query —
     /// a source's query may carry a token). Off by default.
     public var accessLog = false
+    /// A fleet's shared Redis tier for sources and variants, and its purge channel
+    /// (`WEBIMAGE_REDIS_URL`); nil = this machine's caches only.
+    public var redisURL: RedisURL?
 
     public init() {}
 
@@ -64,6 +68,7 @@ public struct ImageServerConfiguration: Sendable {
             "limits: source \(maxSourceBytes) bytes, \(maxSourcePixels) px; output \(maxOutputPixels) px; animation \(maxAnimationBytes) bytes; \(maxRedirects) redirects; source timeout \(sourceTimeout) s; deadline \(requestDeadline)",
             "work: \(concurrency) at once, \(queueLimit) waiting at most; access log \(accessLog ? "on" : "off")",
             "cache: \(cacheDirectory?.path ?? "default directory"), \(maxCacheBytes) bytes per tier on disk, \(memoryCacheBytes) in memory; variants max-age \(resultMaxAge) s",
+            "shared tier: \(redisURL.map { "Redis at \($0)" } ?? "none")",
         ]
     }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+import WebImage
+import WebImageRedis
+
+/// A fleet's shared tier on Redis (``ImageServerConfiguration/redisURL``, `WEBIMAGE_REDIS_URL`):
+/// source bytes read after the local memory and disk tiers and written after every fetch, variants
+/// after the local result cache, and purges told to every instance. A Redis that is down or slow
+/// costs each call its timeout at most and is then skipped by the client's circuit breaker: it
+/// never fails a request.
+final class SharedTier: Sendable {
+    let client: RedisClient
+    let sources: RedisImageCache
+    let results: RedisResultCache
+    let purges: RedisPurgeChannel
+
+    init(url: RedisURL, logger: Logger) throws {
+        client = try RedisClient(configuration: RedisClientConfiguration(url: url), logger: logger)
+        sources = RedisImageCache(client: client, namespace: "sources")
+        results = RedisResultCache(client: client)
+        purges = RedisPurgeChannel(client: client)
+    }
+
+    /// The source cache the manager reads: the local tiers first, then Redis; a fetch is stored in both.
+    func sourceCaches(over local: ImageCache) -> ImageCachesManager {
+        var policies = ImageCachesManager.Policies()
+        policies.store = .concurrent
+        // The last cache is asked first.
+        return ImageCachesManager(caches: [sources, local], policies: policies)
+    }
+
+    /// `webimage_redis_*` series for `/metrics`, from the client's own counts.
+    var metricsText: String {
+        let stats = client.stats
+        let calls = [("hit", stats.hits), ("miss", stats.misses), ("ok", stats.ok), ("timeout", stats.timeouts),
+                     ("error", stats.errors), ("skipped", stats.skipped)]
+        return "# HELP webimage_redis_calls_total Calls to the shared Redis tier by outcome\n"
+            + "# TYPE webimage_redis_calls_total counter\n"
+            + calls.map { "webimage_redis_calls_total{result=\"\($0.0)\"} \($0.1)\n" }.joined()
+    }
+
+    func shutdown() async {
+        await client.shutdown()
+    }
+}

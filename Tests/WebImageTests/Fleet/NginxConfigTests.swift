@@ -41,13 +41,14 @@ struct NginxConfigTests {
     }
 
     @Test("nginx -t accepts the generated site, with and without the edge cache", .enabled(if: NginxRunner.isAvailable))
-    func nginxAccepts() throws {
+    func nginxAccepts() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let runner = NginxRunner(directory: directory)
         for edge in [nil, directory.appendingPathComponent("edge").path] {
             let site = try NginxConfig(upstreams: ["127.0.0.1:8081", "127.0.0.1:8082"], listen: "127.0.0.1:8080", edgeCacheDirectory: edge).text
-            let result = try runner.test(try runner.writeConfig(site: site))
+            let config = try runner.writeConfig(site: site)
+            let result = try await onOwnThread { try runner.test(config) }
             #expect(result.status == 0, "nginx -t: \(result.stderr)")
         }
     }

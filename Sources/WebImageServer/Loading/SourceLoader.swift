@@ -3,7 +3,7 @@ import WebImage
 
 /// The server's source loader: WebImage's ``ImageDownloader`` — size limit, timeouts, status and
 /// content checks, redirects, typed errors, the decode — with the SSRF check as its hop policy
-/// (``SourceHopPolicy``), so every hop, the first and each redirect, is resolved, checked and
+/// (`SourceHopPolicy`), so every hop, the first and each redirect, is resolved, checked and
 /// sent to the checked address only.
 ///
 /// A refused source fails with ``WebImageError/invalidDownloadOperation(reason:)`` (2000) whose

@@ -5,7 +5,7 @@ import WebImage
 /// a host of letters, digits, `-` and `.` (or an IP literal), on the allowlist when there is one,
 /// every address it resolves to allowed by the ``AddressPolicy``. The caller fetches
 /// ``Target/url`` — whose host is exactly the name that was checked — over a connection pinned to
-/// ``Target/address`` (``SourceHopPolicy``), so a DNS answer that changes between this check
+/// ``Target/address`` (`SourceHopPolicy`), so a DNS answer that changes between this check
 /// and the connection — DNS rebinding — has nothing left to change.
 public struct SourceResolver: Sendable {
     /// A name service: every address `host` resolves to (empty when it does not).

@@ -53,7 +53,7 @@ public final class ImageDownloader: ImageLoader {
     /// pool, one event loop group). The app keeps owning it: ``shutdown()`` leaves it running.
     /// The client's configuration then governs connect timeouts, proxies and TLS defaults, and a
     /// client that follows redirects itself hands over only the last response (one that does not
-    /// leaves them to the downloader's ``RedirectChain``); everything else in `config` (idle timeout
+    /// leaves them to the downloader's `RedirectChain`); everything else in `config` (idle timeout
     /// per request, size limit, status and content-type checks, headers, queue) applies either way.
     public convenience init(config: DownloaderConfig = .default, client: HTTPClient) {
         self.init(config: config, client: client, ownsClient: false)

@@ -15,7 +15,7 @@ public struct DownloadHop: Sendable, Hashable {
 }
 
 /// Decides every hop of a download before it goes out — the first request and each redirect the
-/// downloader's ``RedirectChain`` would follow (``DownloaderConfig/hopPolicy``). WebImageServer's
+/// downloader's `RedirectChain` would follow (``DownloaderConfig/hopPolicy``). WebImageServer's
 /// SSRF check is one: it resolves the host, checks every address and pins the connection to it.
 public protocol DownloadHopPolicy: Sendable {
     /// The hop to make for `url`, or the error the download fails with.

@@ -68,7 +68,9 @@ final class RedisTestServer: Sendable {
                 process.withLock { $0 = 0 }
                 throw RedisTestServerError.exited(log: log)
             }
-            if await answersPing() { return }
+            // Our own log must say so: a PING alone could be answered by another spec's server that
+            // took the port first (then this one exits with "Address already in use").
+            if log.contains("Ready to accept connections"), await answersPing() { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         await stop()

@@ -45,14 +45,15 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
 
     /// Writes the exchange's request; a connection found closed hands it back at once.
     func send(_ exchange: HTTP1Exchange) {
-        let (channel, reused) = state.withLock { state -> ((any Channel)?, Bool) in
-            guard !state.isClosed, let channel = state.channel else { return (nil, state.served > 0) }
+        let (channel, reused, closedBy) = state.withLock { state -> ((any Channel)?, Bool, (any Error)?) in
+            guard !state.isClosed, let channel = state.channel else { return (nil, state.served > 0, state.error) }
             state.exchange = exchange
             state.error = nil
             state.idleSince = nil
-            return (channel, state.served > 0)
+            return (channel, state.served > 0, nil)
         }
-        guard let channel else { return exchange.connectionEnded(reused: reused, error: ChannelError.ioOnClosedChannel) }
+        // Closed before the request went out: what closed it (a failed TLS handshake) is the answer.
+        guard let channel else { return exchange.connectionEnded(reused: reused, error: closedBy ?? ChannelError.ioOnClosedChannel) }
         // Attached before the request goes out: its response may arrive before this returns.
         guard exchange.attach(self) else {
             state.withLock { $0.exchange = nil }

@@ -193,8 +193,13 @@ func makeRedisClient(
     failureThreshold: Int = 3, cooldown: Duration = .seconds(5)
 ) throws -> RedisClient {
     try RedisClient(configuration: RedisClientConfiguration(
-        url: url ?? server.url, callTimeout: callTimeout * TestTiming.scale, failureThreshold: failureThreshold,
-        cooldown: cooldown))
+        url: url ?? server.url, callTimeout: callTimeout * TestTiming.scale, connectTimeout: specConnectTimeout,
+        failureThreshold: failureThreshold, cooldown: cooldown))
+}
+
+/// The connect timeout of spec clients: the product's 1 s, stretched for loaded and ThreadSanitizer runs
+/// (a whole TSan suite once took longer than 1 s to connect on loopback).
+var specConnectTimeout: Duration { .seconds(5) * TestTiming.scale
 }
 
 extension Trait where Self == ConditionTrait {

@@ -140,7 +140,8 @@ struct RedisClientTests {
     func oversizedReply() async throws {
         try await withRedisServer { server in
             let client = try RedisClient(configuration: RedisClientConfiguration(
-                url: server.url, poolSize: 1, callTimeout: .seconds(5), limits: RESPLimits(maxBulkLength: 1024)))
+                url: server.url, poolSize: 1, callTimeout: .seconds(5) * TestTiming.scale, connectTimeout: specConnectTimeout,
+                limits: RESPLimits(maxBulkLength: 1024)))
             defer { Task { await client.shutdown() } }
             try await client.set("big", to: ByteBuffer(repeating: 7, count: 4096))
             try await client.set("small", to: ByteBuffer(string: "ok"))
@@ -191,10 +192,11 @@ struct RedisTLSTests {
         defer { Task { await server.stop(); server.removeDirectory() } }
         var trusting = TLSConfiguration.makeClientConfiguration()
         trusting.trustRoots = .file(try SelfSignedCertificate.certificatePath())
-        let client = try RedisClient(configuration: RedisClientConfiguration(url: server.url, callTimeout: .seconds(2), tls: trusting))
+        let client = try RedisClient(configuration: RedisClientConfiguration(
+            url: server.url, callTimeout: .seconds(2) * TestTiming.scale, connectTimeout: specConnectTimeout, tls: trusting))
         // Generous: the first handshake with the system's trust roots loads the whole CA bundle.
         let stranger = try RedisClient(configuration: RedisClientConfiguration(
-            url: server.url, callTimeout: .seconds(10), connectTimeout: .seconds(10)))
+            url: server.url, callTimeout: .seconds(10) * TestTiming.scale, connectTimeout: .seconds(10) * TestTiming.scale))
         defer { Task { await client.shutdown(); await stranger.shutdown() } }
         #expect(server.url.description.hasPrefix("rediss://"))
         try await client.set("secret", to: ByteBuffer(string: "over tls"))

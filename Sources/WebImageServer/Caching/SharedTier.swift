@@ -14,8 +14,8 @@ final class SharedTier: Sendable {
     let results: RedisResultCache
     let purges: RedisPurgeChannel
 
-    init(url: RedisURL, logger: Logger) throws {
-        client = try RedisClient(configuration: RedisClientConfiguration(url: url), logger: logger)
+    init(url: RedisURL, callTimeout: Duration, logger: Logger) throws {
+        client = try RedisClient(configuration: RedisClientConfiguration(url: url, callTimeout: callTimeout), logger: logger)
         sources = RedisImageCache(client: client, namespace: "sources")
         results = RedisResultCache(client: client)
         purges = RedisPurgeChannel(client: client)

@@ -57,7 +57,7 @@ public final class ImageServer: Sendable {
             memoryBytes: configuration.memoryCacheBytes)
         sharedTier = configuration.redisURL.flatMap { url in
             do {
-                return try SharedTier(url: url, logger: logger)
+                return try SharedTier(url: url, callTimeout: configuration.redisCallTimeout, logger: logger)
             } catch {
                 logger.error("shared tier off: \(error)")
                 return nil

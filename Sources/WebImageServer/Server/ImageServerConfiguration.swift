@@ -53,6 +53,9 @@ public struct ImageServerConfiguration: Sendable {
     /// A fleet's shared Redis tier for sources and variants, and its purge channel
     /// (`WEBIMAGE_REDIS_URL`); nil = this machine's caches only.
     public var redisURL: RedisURL?
+    /// The most one call to the shared tier may take before it counts as a miss (and towards the
+    /// circuit breaker). 250 ms: a Redis hit replaces an origin fetch, it must not cost more.
+    public var redisCallTimeout: Duration = .milliseconds(250)
 
     public init() {}
 

@@ -113,7 +113,7 @@ struct CollectionCommandTests {
         let (list, urls) = try chapter(origin, count: 40, in: dir)
         // Slow enough that a poll on a loaded machine sees 12 stored long before all 40 are.
         for (index, url) in urls.enumerated() where index >= 10 {
-            origin.route(url.path, .delayed(1.0, .fixture(["jpeg-baseline.jpg", "png-rgb.png", "webp-lossy.webp"][index % 3])))
+            origin.route(url.path, .delayed(TestTiming.seconds(1.0), .fixture(["jpeg-baseline.jpg", "png-rgb.png", "webp-lossy.webp"][index % 3])))
         }
         let cacheDir = dir.appendingPathComponent("cache")
         let process = Process()

@@ -119,7 +119,9 @@ struct HostileRequestTests {
         origin.route("/slow.png", .gated(gate, .fixture("png-rgb.png")))
         origin.route("/a.png", .fixture("png-rgb.png"))
         let resolver = SourceResolver(addressPolicy: AddressPolicy(allowsLoopback: true)) { _ in [IPAddress("127.0.0.1")!] }
-        let loader = SourceLoader(config: DownloaderConfig(), resolver: resolver)
+        var config = DownloaderConfig()
+        config.downloadTimeout = TestTiming.seconds(30)  // 300 loads on a loaded ThreadSanitizer run must not idle out
+        let loader = SourceLoader(config: config, resolver: resolver)
         func load(_ host: String, _ path: String) async throws -> ImageLoaderResult {
             try await loader.load(URL(string: "http://\(host):\(origin.port)\(path)")!, options: [], context: ImageLoaderContext(), progress: nil)
         }

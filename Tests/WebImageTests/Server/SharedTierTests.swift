@@ -12,10 +12,12 @@ struct SharedTierTests {
     func sharedSourcesAndPurge() async throws {
         try await withRedisServer { redis in
             let redisURL = redis.url
-            try await withImageServer({ $0.redisURL = redisURL; $0.purgeToken = "t" }) { a in
+            // The product's 250 ms call timeout is about speed; these specs are about where bytes come from.
+            let patient = Duration.seconds(2) * TestTiming.scale
+            try await withImageServer({ $0.redisURL = redisURL; $0.redisCallTimeout = patient; $0.purgeToken = "t" }) { a in
                 a.origin.route("/s.png", .fixture("png-rgb.png"))
                 let source = "127.0.0.1:\(a.origin.port)/s.png"
-                try await withImageServer({ $0.redisURL = redisURL; $0.purgeToken = "t" }) { b in
+                try await withImageServer({ $0.redisURL = redisURL; $0.redisCallTimeout = patient; $0.purgeToken = "t" }) { b in
                     #expect(try await a.get("/unsafe/20x10/\(source)").status == 200)
                     #expect(a.origin.requestCount("/s.png") == 1)
                     // The manager's store into Redis may end after A's answer: wait until the bytes are there.

@@ -120,7 +120,7 @@ struct RedisClientTests {
                     await #expect(throws: RedisError.timeout) { try await client.get("k") }
                 }
                 // Generous margin: two loaded cores; the point is "bounded", not "fast".
-                #expect(elapsed < timeout + .seconds(2))
+                #expect(elapsed < timeout + .seconds(2) * TestTiming.scale)
             }
             #expect(client.breaker.state == .open)
             let skipped = await clock.measure {

@@ -16,6 +16,37 @@ public struct RedisCallStats: Sendable, Hashable {
     public var skipped = 0
 
     public init() {}
+
+    /// The metric the counts are exported as, labelled `result`.
+    public static let metricName = "webimage_redis_calls_total"
+
+    /// Each count under its `result` label, in a fixed order (for a metrics page of one's own).
+    public var byResult: [(result: String, count: Int)] {
+        RedisCallCounters.Result.allCases.map { ($0.rawValue, self[$0]) }
+    }
+
+    subscript(result: RedisCallCounters.Result) -> Int {
+        get {
+            switch result {
+            case .hit: hits
+            case .miss: misses
+            case .ok: ok
+            case .timeout: timeouts
+            case .error: errors
+            case .skipped: skipped
+            }
+        }
+        set {
+            switch result {
+            case .hit: hits = newValue
+            case .miss: misses = newValue
+            case .ok: ok = newValue
+            case .timeout: timeouts = newValue
+            case .error: errors = newValue
+            case .skipped: skipped = newValue
+            }
+        }
+    }
 }
 
 /// The counters behind ``RedisCallStats``, mirrored into swift-metrics.
@@ -30,22 +61,13 @@ final class RedisCallCounters: Sendable {
 
     init() {
         counters = Dictionary(uniqueKeysWithValues: Result.allCases.map {
-            ($0, Counter(label: "webimage_redis_calls_total", dimensions: [("result", $0.rawValue)]))
+            ($0, Counter(label: RedisCallStats.metricName, dimensions: [("result", $0.rawValue)]))
         })
     }
 
     func count(_ result: Result) {
         counters[result]?.increment()
-        stats.withLock { stats in
-            switch result {
-            case .hit: stats.hits += 1
-            case .miss: stats.misses += 1
-            case .ok: stats.ok += 1
-            case .timeout: stats.timeouts += 1
-            case .error: stats.errors += 1
-            case .skipped: stats.skipped += 1
-            }
-        }
+        stats.withLock { $0[result] += 1 }
     }
 
     func countBreakerOpened() { breakerOpens.increment() }

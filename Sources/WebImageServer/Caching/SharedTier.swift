@@ -31,12 +31,9 @@ final class SharedTier: Sendable {
 
     /// `webimage_redis_*` series for `/metrics`, from the client's own counts.
     var metricsText: String {
-        let stats = client.stats
-        let calls = [("hit", stats.hits), ("miss", stats.misses), ("ok", stats.ok), ("timeout", stats.timeouts),
-                     ("error", stats.errors), ("skipped", stats.skipped)]
-        return "# HELP webimage_redis_calls_total Calls to the shared Redis tier by outcome\n"
-            + "# TYPE webimage_redis_calls_total counter\n"
-            + calls.map { "webimage_redis_calls_total{result=\"\($0.0)\"} \($0.1)\n" }.joined()
+        let name = RedisCallStats.metricName
+        return "# HELP \(name) Calls to the shared Redis tier by outcome\n# TYPE \(name) counter\n"
+            + client.stats.byResult.map { "\(name){result=\"\($0.result)\"} \($0.count)\n" }.joined()
     }
 
     func shutdown() async {

@@ -39,7 +39,8 @@ public final class ImageDownloader: ImageLoader {
     /// Whether ``shutdown()`` shuts the client down: only one this downloader made.
     private let ownsClient: Bool
     let queue: DownloadQueue
-    /// The lean client, when the config asks for it and the client is the downloader's own.
+    /// The lean client: when the config asks for it and the client is the downloader's own, or
+    /// when a hop policy must see every hop.
     let http1: HTTP1Transport?
     let hub = DownloaderEventHub()
     let state: Mutex<State>

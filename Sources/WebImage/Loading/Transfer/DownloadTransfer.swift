@@ -103,7 +103,6 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         let proceed = state.withLock { state in
             state.request = request
             state.redirect = nil
-            state.body = Self.emptyBody(for: operation)
             return !state.isEnded && state.failure == nil
         }
         guard proceed else { return end(.failure(state.withLock { $0.failure } ?? .cancelled)) }
@@ -123,6 +122,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     private func follow(_ target: URL, status: UInt) {
         let next = state.withLock { state in
             state.task = nil
+            state.body = Self.emptyBody(for: operation)  // the redirect's was only counted
             return state.redirects.follow(state.request, to: target, status: status)
         }
         switch next {

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,11 +77,12 @@ struct ResponseBody: Sendable {
 }
 
 /// An unlinked temporary file: gone from the folder at once, freed when the last mapping and the
-/// descriptor close. `@unchecked Sendable`: its only state, `fd` and `size`, is written by the one
-/// transfer that owns it, under that transfer's lock (``ResponseBody`` lives in its state).
-private final class SpillFile: @unchecked Sendable {
+/// descriptor close. Written by the one transfer that owns it; `size` is atomic only so the class
+/// is plainly `Sendable`.
+private final class SpillFile: Sendable {
     private let fd: Int32
-    private var size = 0
+    private let written = Atomic<Int>(0)
+    private var size: Int { written.load(ordering: .relaxed) }
 
     init?(in directory: URL) {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -105,7 +107,7 @@ private final class SpillFile: @unchecked Sendable {
             guard n > 0 else { return false }
             offset += n
         }
-        size += bytes.count
+        written.add(bytes.count, ordering: .relaxed)
         return true
     }
 

@@ -1,4 +1,4 @@
-"""Processes the fleet starts, found again by pid (and checked by command line, so a reused pid
+"""Processes the fleet starts, found again by pid (and checked by program name, so a reused pid
 is never signalled), and the small waits around them."""
 import os
 import signal
@@ -32,7 +32,7 @@ def spawn(argv, log_path, env=None):
 
 
 def alive(pid, marker):
-    """Whether pid runs and its command line holds marker (a zombie or a reused pid is not ours)."""
+    """Whether pid runs as the program named marker (a zombie or a reused pid is not ours)."""
     if not pid:
         return False
     try:
@@ -43,8 +43,9 @@ def alive(pid, marker):
         with open(f"/proc/{pid}/stat", "rb") as f:
             if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
                 return False
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return marker.encode() in f.read()
+        # comm, not cmdline: redis and nginx rewrite their argv in place, and a read mid-rewrite is empty.
+        with open(f"/proc/{pid}/comm", "rb") as f:
+            return f.read().strip() == marker.encode()[:15]
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return False
 

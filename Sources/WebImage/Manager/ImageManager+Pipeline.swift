@@ -90,37 +90,21 @@ extension ImageManager {
     }
 
     /// Why `request` may not go to the loader (only the cache may answer it), or `nil`.
-    /// `loaderTakesURL`: the caller already knows the loader takes the URL (it picked a lane for it).
-    func downloadRefusal(_ request: LoadRequest, loaderTakesURL: Bool = false) -> WebImageError? {
+    func downloadRefusal(_ request: LoadRequest) -> WebImageError? {
         let url = request.url
-        guard loaderTakesURL || request.loader.canRequestImage(for: url) else { return .invalidURL(url.absoluteString) }
+        guard request.loader.canRequestImage(for: url) else { return .invalidURL(url.absoluteString) }
         guard !request.options.contains(.fromCacheOnly), request.settings.shouldDownload?(url) ?? true else { return .notInCache }
         return nil
     }
 
     /// The loader's answer; a success under ``WebImageOptions/retryFailed`` takes the URL off the blocklist.
-    /// With a `lane` (``lane(for:among:)``) the download goes down it.
     nonisolated(nonsending) func callLoader(
-        _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?, lane: BulkLane? = nil
+        _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
     ) async throws(WebImageError) -> ImageLoaderResult {
-        let options = request.options.downloaderOptions
-        let loaded: ImageLoaderResult
-        if let lane, let result = await lane.downloader.bulkLoad(request.url, options: options, context: context, on: lane.connection) {
-            loaded = try result.get()
-        } else {
-            loaded = try await request.loader.loadImage(with: request.url, options: options, context: context, progress: progress)
-        }
+        let loaded = try await request.loader.loadImage(
+            with: request.url, options: request.options.downloaderOptions, context: context, progress: progress)
         if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
         return loaded
-    }
-
-    /// `lane`, when a bulk worker's load may take it: the loader — the manager's, for which the
-    /// prefetcher made the lane — would send the URL to the lane's downloader. That pick also says
-    /// the loader takes the URL, so the caller need not ask it again.
-    func lane(for request: LoadRequest, among lane: BulkLane?) -> BulkLane? {
-        guard let lane, request.context.imageLoader == nil,
-              bulkLoading?.bulkDownloader(for: request.url) === lane.downloader else { return nil }
-        return lane
     }
 
     /// Blocklists the URL when the rules say `error` warrants it (never for a cancel), counts the

@@ -11,14 +11,13 @@ import Foundation
 extension ImageManager {
     /// Makes sure the cache a load of `url` would use holds its image; throws what the load would.
     /// Cancelling the calling task cancels it with ``WebImageError/cancelled``.
-    /// A bulk worker's `lane` carries the download when the loader would send it to the lane's downloader.
-    nonisolated(nonsending) func warmCache(for url: URL, options: WebImageOptions, context: WebImageContext, lane: BulkLane? = nil) async throws(WebImageError) {
+    nonisolated(nonsending) func warmCache(for url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError) {
         switch begin(url, options: options, context: context) {
         case .answered:
             return
         case .longWay(let request):
             if let key = request.key, let cache = request.cache as? ImageCache, request.onlyStoresOriginalBytesOnDisk {
-                try await storeLoadedBytes(request, key: key, in: cache, lane: lane)
+                try await storeLoadedBytes(request, key: key, in: cache)
             } else {
                 _ = try await loadTheLongWay(request)
             }
@@ -27,7 +26,7 @@ extension ImageManager {
 
     /// The long way's steps for such a load, minus the image it would answer with.
     nonisolated(nonsending) private func storeLoadedBytes(
-        _ request: LoadRequest, key: String, in cache: ImageCache, lane: BulkLane?
+        _ request: LoadRequest, key: String, in cache: ImageCache
     ) async throws(WebImageError) {
         instrumentation.loadStarted(request.url)
         try checkAdmitted(request)
@@ -37,12 +36,11 @@ extension ImageManager {
             instrumentation.cacheHit(.disk)
             return
         }
-        let lane = self.lane(for: request, among: lane)
-        if let refusal = downloadRefusal(request, loaderTakesURL: lane != nil) { throw fail(refusal, request) }
+        if let refusal = downloadRefusal(request) { throw fail(refusal, request) }
         let loaded: ImageLoaderResult
         do {
             loaded = try await callLoader(
-                request, context: request.loaderContext(cachedValidators: nil, cachedImage: nil), progress: nil, lane: lane)
+                request, context: request.loaderContext(cachedValidators: nil, cachedImage: nil), progress: nil)
         } catch {
             throw recordFailure(error, request)
         }

@@ -42,8 +42,7 @@ public final class ImageManager: Sendable {
     private let plainKeys = Atomic<Bool>(true)
     /// ``imageCache`` when it is an ``ImageCache``, whose memory tier the fast path reads directly.
     private let memoryCache: ImageCache?
-    /// ``imageLoader`` when it can send loads down a bulk lane: cast once, not per load (a cast
-    /// to a protocol looks the conformance up each time).
+    /// ``imageLoader`` when it has executors for bulk work: cast once, not per prefetch.
     let bulkLoading: (any BulkLoadExecuting)?
     private let running = Mutex<[ObjectIdentifier: CombinedOperation]>([:])
     /// Long-way loads in progress, shared by callers asking for the same image at once.

@@ -170,29 +170,17 @@ public final class ImagePrefetcher: Sendable {
     private func run(_ token: PrefetchToken, settings: Settings, keeping: Keeping?) async {
         let next = NextIndex()
         let repeats = PrefetchRepeats(token.urls)
-        var workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
+        let workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
         // On the lean client's event loops when the loader has them (a load then resumes where its
         // response arrived), spread round-robin; elsewhere on the cooperative pool.
-        let bulk = manager.bulkLoading
-        let executors = bulk?.bulkExecutors ?? []
-        // Each worker then has a connection of its own (``BulkLane``); more of them than the
-        // downloader's slots would only wait in its queue.
-        if !executors.isEmpty, let downloader = bulk?.bulkDownloader {
-            workers = min(workers, downloader.maxConcurrentDownloads)
-        }
+        let executors = manager.bulkLoading?.bulkExecutors ?? []
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<workers where !token.urls.isEmpty {
                 let executor = executors.isEmpty ? nil : executors[worker % executors.count]
-                let lane = executor.flatMap { executor in
-                    bulk?.bulkDownloader.flatMap { downloader in
-                        downloader.bulkConnection(for: executor).map { BulkLane(downloader: downloader, connection: $0) }
-                    }
-                }
                 group.addTask(executorPreference: executor) {
                     await PreferredExecutor.$current.withValue(executor) {
-                        await self.work(token, next: next, repeats: repeats, settings: settings, lane: lane, keeping: keeping)
+                        await self.work(token, next: next, repeats: repeats, settings: settings, keeping: keeping)
                     }
-                    lane?.connection.close()
                 }
             }
         }
@@ -201,8 +189,7 @@ public final class ImagePrefetcher: Sendable {
 
     /// One worker: takes the next list position until the list is done or the prefetch cancelled.
     nonisolated(nonsending) private func work(
-        _ token: PrefetchToken, next: NextIndex, repeats: PrefetchRepeats, settings: Settings, lane: BulkLane?,
-        keeping: Keeping?
+        _ token: PrefetchToken, next: NextIndex, repeats: PrefetchRepeats, settings: Settings, keeping: Keeping?
     ) async {
         let urls = token.urls
         while !Task.isCancelled {
@@ -214,7 +201,7 @@ public final class ImagePrefetcher: Sendable {
             if repeats.isRepeat(index) {
                 succeeded = await repeats.outcome(forRepeat: index)
             } else {
-                succeeded = await load(url, settings: settings, limit: settings.maxConcurrentPrefetchCount, lane: lane)
+                succeeded = await load(url, settings: settings, limit: settings.maxConcurrentPrefetchCount)
                 if succeeded == true, let keeping {
                     // A store that failed (no room beside the pinned entries) fails the URL.
                     let entry = keeping.disk.collectionEntry(forKey: keeping.keys[index])
@@ -231,7 +218,7 @@ public final class ImagePrefetcher: Sendable {
 
     /// One load in the window: `true` loaded, `false` failed, `nil` cancelled with the prefetch
     /// (neither finished nor skipped).
-    nonisolated(nonsending) private func load(_ url: URL, settings: Settings, limit: Int, lane: BulkLane?) async -> Bool? {
+    nonisolated(nonsending) private func load(_ url: URL, settings: Settings, limit: Int) async -> Bool? {
         var attempt = 0
         while true {
             let outcome: Result<Void, WebImageError>
@@ -239,7 +226,7 @@ public final class ImagePrefetcher: Sendable {
                 guard await window.enter(limit: limit) else { return nil }
                 defer { window.leave(limit: limit) }
                 do {
-                    try await manager.warmCache(for: url, options: settings.options, context: settings.context, lane: lane)
+                    try await manager.warmCache(for: url, options: settings.options, context: settings.context)
                     outcome = .success(())
                 } catch {
                     outcome = .failure(error)

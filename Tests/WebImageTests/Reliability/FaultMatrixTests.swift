@@ -113,12 +113,12 @@ struct FaultMatrixTests {
         }
     }
 
-    @Test("each origin fault through a bulk prefetch on the lean client's lanes: the same typed error, nothing stored, the same blocklist rule",
+    @Test("each origin fault through a bulk prefetch on the lean client's event loops: the same typed error, nothing stored, the same blocklist rule",
           arguments: rows)
-    func faultThroughBulkLanes(_ row: FaultRow) async throws {
+    func faultThroughBulkPrefetch(_ row: FaultRow) async throws {
         try await withFaultyOrigin(row, over: .http1) { faulty, healthy, manager, cache in
             let url = faulty.url(row.path)
-            let downloader = try #require((manager.imageLoader as? ImageLoadersManager)?.bulkDownloader)
+            let downloader = try #require((manager.imageLoader as? ImageLoadersManager)?.allLoaders.lazy.compactMap { $0 as? ImageDownloader }.last)
             let finishes = Mutex<[WebImageError?]>([])
             let events = downloader.events()
             let listening = Task {

@@ -1,4 +1,4 @@
-/// The callers joined to one download — a ``DownloadOperation``'s or a ``BulkShare``'s — each
+/// The callers joined to one ``DownloadOperation``, each
 /// under the id its ``DownloadToken`` cancels by, in the order they joined. Kept under its
 /// owner's lock; callbacks taken out are called outside it.
 struct DownloadCallers {

@@ -194,7 +194,7 @@ final class DownloadOperation: DownloadQueueItem {
 
     var wantsProgress: Bool { state.withLock { $0.callers.wantProgress } }
 
-    /// Callers who joined and wait (the specs watch it, as ``BulkShare/joinedCount``).
+    /// Callers who joined and wait (the specs watch it).
     var joinedCount: Int { state.withLock { $0.callers.count } }
 
     /// The transfer ended: decodes on ``ImageWorkQueue/decoding`` (a quick check right here),
@@ -237,27 +237,25 @@ final class DownloadOperation: DownloadQueueItem {
     /// the delivery queue, behind any progress sent there (taken off the list only in their turn,
     /// so a cancel meanwhile still answers them itself).
     private func deliver(_ result: Result<ImageLoaderResult, WebImageError>, metrics: DownloadMetrics?) {
+        // Before any answer, as SD posts its finish notification: a caller that resumes at once
+        // (a prefetch worker) may start its next download before this thread goes on.
+        let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
+        environment.events.emit(.finish(url, metrics: metrics ?? DownloadMetrics(url: url, startDate: Date()), error: error))
         let (direct, othersWait) = state.withLock { state in
             let direct = state.callers.removeAnsweredInPlace()
             if state.callers.isEmpty { state.phase = .done }
             return (direct, !state.callers.isEmpty)
         }
         for caller in direct { caller.complete(result) }
-        guard othersWait else { return finished(result, metrics: metrics) }
+        guard othersWait else { return environment.operationDone(self) }
         delivery.async { [self] in
             let callers = state.withLock { state in
                 state.phase = .done
                 return state.callers.removeAll()
             }
             for caller in callers { caller.complete(result) }
-            finished(result, metrics: metrics)
+            environment.operationDone(self)
         }
-    }
-
-    private func finished(_ result: Result<ImageLoaderResult, WebImageError>, metrics: DownloadMetrics?) {
-        environment.operationDone(self)
-        let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
-        environment.events.emit(.finish(url, metrics: metrics ?? DownloadMetrics(url: url, startDate: Date()), error: error))
     }
 }
 

@@ -8,11 +8,11 @@ public final class DownloadToken: WebImageOperation {
     /// The URL this token asked for.
     public let url: URL
     private let id: UInt64
-    private let operation: any SharedDownload
+    private let operation: DownloadOperation
     private let callbacks: LoadCallbacks
     private let cancelled = Atomic<Bool>(false)
 
-    init(url: URL, id: UInt64, operation: any SharedDownload, callbacks: LoadCallbacks) {
+    init(url: URL, id: UInt64, operation: DownloadOperation, callbacks: LoadCallbacks) {
         self.url = url
         self.id = id
         self.operation = operation
@@ -32,14 +32,3 @@ public final class DownloadToken: WebImageOperation {
     /// The final response head, once it arrived (SD's `token.response`).
     public var response: DownloadResponse? { operation.response }
 }
-
-/// A download callers share through their ``DownloadToken``s: a `DownloadOperation`, or a bulk
-/// prefetch's load (``BulkShare``) that ordinary callers joined.
-protocol SharedDownload: AnyObject, Sendable {
-    /// One caller leaves; it alone gets ``WebImageError/cancelled``, before this returns.
-    func cancel(tokenID: UInt64)
-    /// The final response head, once it arrived.
-    var response: DownloadResponse? { get }
-}
-
-extension DownloadOperation: SharedDownload {}

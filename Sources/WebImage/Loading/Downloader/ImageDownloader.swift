@@ -19,15 +19,12 @@ public final class ImageDownloader: ImageLoader {
 
     struct State {
         var operations: [DownloadShareKey: DownloadOperation] = [:]
-        /// Bulk prefetch loads in flight (``BulkShare``), which ordinary callers join too.
-        var bulk: [DownloadShareKey: BulkShare] = [:]
         var headers: HTTPFields
         var isShutDown = false
 
-        /// A token on the download of `key` in flight — an operation or a bulk load — if it still
-        /// takes callers. A bulk load reports no progress, so a caller that wants some does not join one.
+        /// A token on the download of `key` in flight, if it still takes callers.
         func joinable(_ key: DownloadShareKey, _ callbacks: LoadCallbacks) -> DownloadToken? {
-            operations[key]?.add(callbacks) ?? (callbacks.wantsProgress ? nil : bulk[key]?.add(callbacks))
+            operations[key]?.add(callbacks)
         }
     }
 
@@ -177,13 +174,12 @@ public final class ImageDownloader: ImageLoader {
 
     /// Cancels every download; each caller gets ``WebImageError/cancelled``.
     public func cancelAllDownloads() {
-        let (operations, bulk) = state.withLock { state in
-            defer { state.operations = [:]; state.bulk = [:] }
-            return (Array(state.operations.values), Array(state.bulk.values))
+        let operations = state.withLock { state in
+            defer { state.operations = [:] }
+            return Array(state.operations.values)
         }
         let finishers = operations.map { $0.prepareCancelAll() }
         finishers.forEach { $0() }
-        bulk.forEach { $0.cancelAll() }
     }
 
     /// Downloads queued or running (SD's `currentDownloadCount`).

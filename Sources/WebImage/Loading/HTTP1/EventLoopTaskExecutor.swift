@@ -2,10 +2,10 @@ import NIOCore
 
 /// Runs a task's jobs on one event loop. A prefetch on the lean client runs its loads here: the
 /// response ends on this loop, the load resumes on it without waking another thread, and the next
-/// request goes out from it on a connection of its own.
+/// request goes out from it on the connection the pool keeps on this loop.
 ///
 /// The async functions a prefetched image passes through (the prefetcher's worker, the manager's
-/// warm-cache path, the bulk load, the disk write) are `nonisolated(nonsending)`: they run where
+/// warm-cache path, the disk write) are `nonisolated(nonsending)`: they run where
 /// their caller runs, which is this loop. A plain nonisolated async function hops to the generic
 /// executor on entry, and with an executor preference each hop asks the runtime for the task's
 /// preferred executor under the task's status lock — 24 locked lookups per image before, 9 after.

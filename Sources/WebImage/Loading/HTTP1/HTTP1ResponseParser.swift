@@ -7,8 +7,7 @@ import HTTPTypes
 import NIOCore
 import Synchronization
 
-/// Reads HTTP/1.1 responses off a connection's bytes for the lean client (ordinary downloads and
-/// bulk lanes): the head straight into `HTTPFields`, the body as slices of the bytes read (no
+/// Reads HTTP/1.1 responses off a connection's bytes for the lean client: the head straight into `HTTPFields`, the body as slices of the bytes read (no
 /// copy), framed by RFC 9112 §6.3.
 ///
 /// NIO's decoder built `HTTPHeaders` of `String`s through llhttp's callbacks, converted to

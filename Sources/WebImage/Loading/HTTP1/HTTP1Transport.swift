@@ -6,8 +6,9 @@ import NIOSSL
 import Synchronization
 
 /// A lean HTTP/1.1 client on SwiftNIO for `http` and `https` downloads (``DownloaderConfig/Transport/http1``):
-/// keep-alive connections per scheme, host and port, each carrying one request at a time, the next
-/// request written from the event loop that finished the last. It exists for bulk work — it costs
+/// keep-alive connections per scheme, host and port, each carrying one request at a time. A request
+/// takes an idle connection on its caller's event loop first: a prefetch worker running on a loop
+/// (``BulkLoadExecuting``) keeps one connection there, curl's `--parallel` shape. It exists for bulk work — it costs
 /// less than half of AsyncHTTPClient's CPU per request (BENCHMARKS.md, "Bulk download") — and does
 /// only what a download needs: TLS as AsyncHTTPClient sets it up
 /// (NIOSSL, the system's trust roots, the host name checked — or the address, for an IP literal),
@@ -51,7 +52,7 @@ final class HTTP1Transport: Sendable {
         tlsConfiguration = config.clientTLSConfiguration
     }
 
-    /// One executor per event loop of the group, for bulk loads (``BulkLoadExecuting``).
+    /// One executor per event loop of the group, for prefetch workers (``BulkLoadExecuting``).
     var executors: [any TaskExecutor] { group.makeIterator().map { EventLoopTaskExecutor($0) } }
 
     /// Whether this client carries `url`: `http` or `https` with a host.

@@ -70,13 +70,9 @@ public final class ImageLoadersManager: ImageLoader {
 }
 
 extension ImageLoadersManager: BulkLoadExecuting {
-    /// The first (from the highest priority) loader's that has one.
-    var bulkDownloader: ImageDownloader? {
-        loaders.withLock { $0 }.reversed().lazy.compactMap { $0.bulk?.bulkDownloader }.first
-    }
-
-    func bulkDownloader(for url: URL) -> ImageDownloader? {
-        entry(for: url)?.bulk?.bulkDownloader(for: url)
+    /// Those of the first loader (from the highest priority) that has any.
+    var bulkExecutors: [any TaskExecutor] {
+        loaders.withLock { $0 }.reversed().lazy.compactMap { $0.bulk?.bulkExecutors }.first { !$0.isEmpty } ?? []
     }
 }
 

@@ -2,8 +2,7 @@ import Foundation
 import HTTPTypes
 
 /// The checks a final response head passes before its body is wanted — the response modifier,
-/// then status, content type and declared size — one set for every way a download runs
-/// (``DownloadTransfer`` for the downloader's operations, ``HTTP1BulkConnection`` for a bulk prefetch).
+/// then status, content type and declared size — as ``DownloadTransfer`` runs them on every carrier.
 enum ResponseAcceptance {
     /// What the head came to.
     enum Verdict {

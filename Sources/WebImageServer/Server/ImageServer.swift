@@ -22,7 +22,9 @@ public final class ImageServer: Sendable {
     private let purgeListener: Task<Void, Never>?
     let loader: SourceLoader
     let admission: WorkAdmission
-    let sharedWork: SharedWork<CachedResult>
+    /// Identical requests at once share one piece of work (100 cold requests for one variant → one
+    /// encode); it finishes, for the result cache, even when every caller has gone.
+    let sharedWork: SharedTasks<String, Void, Result<CachedResult, ServerFailure>>
     let metrics = ServerMetrics()
     let coders: ImageCodersManager
     let logger: Logger
@@ -71,7 +73,7 @@ public final class ImageServer: Sendable {
             results = localResults
         }
         admission = WorkAdmission(width: configuration.concurrency, queueLimit: configuration.queueLimit)
-        sharedWork = SharedWork { [metrics] in metrics.joined() }
+        sharedWork = SharedTasks(whenAbandoned: .keepRunning) { [metrics] in metrics.joined() }
         coders = .shared
         // Another instance's purge: drop this one's local copies (the shared tier is purged already).
         purgeListener = sharedTier?.purges.listen { [manager, sourceCache, localResults] source in
@@ -198,16 +200,17 @@ public final class ImageServer: Sendable {
         let outcome: Result<CachedResult, ServerFailure> = await withDeadline(
             configuration.requestDeadline, late: { .failure(.timeout) }
         ) { [self] in
-            do {
-                return .success(try await sharedWork.value(forKey: variant.key) { [self] in
-                    try await admitted { try await make(variant, accept: accept) }
-                })
-            } catch let failure as ServerFailure {
-                return .failure(failure)
-            } catch {
-                logger.error("unexpected failure", metadata: ["error": "\(error)"])
-                return .failure(.badGateway)
-            }
+            // No value: this request was cut short (the deadline), which answers for it.
+            await sharedWork.value(for: variant.key, member: ()) { [self] _ in
+                do {
+                    return .success(try await admitted { try await make(variant, accept: accept) })
+                } catch let failure as ServerFailure {
+                    return .failure(failure)
+                } catch {
+                    logger.error("unexpected failure", metadata: ["error": "\(error)"])
+                    return .failure(.badGateway)
+                }
+            } ?? .failure(.timeout)
         }
         return try outcome.get()
     }

@@ -27,4 +27,9 @@ final class OriginGate: Sendable {
         }
         if runNow { body() }
     }
+
+    /// Returns once the gate is open.
+    func wait() async {
+        await withCheckedContinuation { continuation in whenOpen { continuation.resume() } }
+    }
 }

@@ -123,6 +123,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The response parser's differential fuzz runs NIO's decoder in an EmbeddedChannel.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 // The fault matrix's TLS origin (a self-signed certificate on loopback).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],

@@ -85,7 +85,7 @@ extension HTTP1ResponseParser {
 
     /// `name: value` on `line`: the name, what it means for framing, and the value's bytes
     /// without the spaces and tabs around them.
-    private static func parseField(
+    static func parseField(
         _ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>
     ) throws(ParseError) -> (HTTPField.Name, FieldRole, UnsafeBufferPointer<UInt8>) {
         var colon = line.lowerBound
@@ -110,7 +110,7 @@ extension HTTP1ResponseParser {
     }
 
     /// RFC 9110 `tchar`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
+    static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
              UInt8(ascii: "-"):

@@ -139,15 +139,17 @@ struct HTTP1ResponseParser {
                 events.append(.body(slice))
                 state = remaining == slice.readableBytes ? .chunkDataEnd : .chunkData(remaining: remaining - slice.readableBytes)
             case .chunkDataEnd:
-                guard let line = try Self.readLine(&buffer, searched: searched, limit: 2, tooLong: .malformedChunk, malformed: .malformedChunk)
-                else { return keep(buffer) }
-                guard line.isEmpty else { throw .malformedChunk }
+                // CRLF exactly, not a lone LF: "5\r\nabcd\r\n" would otherwise read as five bytes with a
+                // CR in them, where llhttp refuses it (found by the differential fuzz).
+                guard buffer.readableBytes >= 2 else { return keep(buffer) }
+                guard buffer.readInteger(as: UInt16.self) == 0x0D0A else { throw .malformedChunk }
                 state = .chunkSize
             case .trailers(let seen):
-                // Trailer fields are read past, not kept: nothing downstream asks for them.
+                // Trailer fields are checked as fields and read past, not kept: nothing downstream asks for them.
                 guard let line = try Self.readLine(
                     &buffer, searched: searched, limit: Self.maximumHeadSize - seen, tooLong: .headTooLarge, malformed: .malformedField)
                 else { return keep(buffer) }
+                if !line.isEmpty { _ = try line.withUnsafeBufferPointer { bytes throws(ParseError) in try Self.parseField(bytes, 0..<bytes.count) } }
                 if line.isEmpty {
                     events.append(.end)
                     state = .head
@@ -237,14 +239,14 @@ struct HTTP1ResponseParser {
     private static func chunkSize(_ line: [UInt8]) throws(ParseError) -> Int {
         var size = 0
         var digits = 0
-        for byte in line {
+        for (index, byte) in line.enumerated() {
             let value: Int
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): value = Int(byte - UInt8(ascii: "0"))
             case UInt8(ascii: "a")...UInt8(ascii: "f"): value = Int(byte - UInt8(ascii: "a")) + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): value = Int(byte - UInt8(ascii: "A")) + 10
-            case UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "\t"):
-                guard digits > 0 else { throw .malformedChunk }
+            case UInt8(ascii: ";"):
+                guard digits > 0, extensionsAreWellFormed(line[index...]) else { throw .malformedChunk }
                 return size
             default: throw .malformedChunk
             }
@@ -255,6 +257,25 @@ struct HTTP1ResponseParser {
         }
         guard digits > 0 else { throw .malformedChunk }
         return size
+    }
+
+    /// `;name=value;name="quoted"…`: tokens and quoted strings only, as llhttp checks them (a
+    /// lenient reader and a strict one must not read one chunk line two ways).
+    private static func extensionsAreWellFormed(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var (quoted, escaped) = (false, false)
+        for byte in bytes {
+            if escaped {
+                escaped = false
+            } else if quoted {
+                if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { quoted = false }
+                else if (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F { return false }
+            } else if byte == UInt8(ascii: "\"") {
+                quoted = true
+            } else if !(isTokenByte(byte) || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "=")) {
+                return false
+            }
+        }
+        return !quoted && !escaped
     }
 
     /// The line at the front of `buffer` without its line ending, consumed; nil while its end has

@@ -65,10 +65,10 @@ struct HTTP1ResponseParserTests {
         #expect(reads.map(\.ends) == [1, 1])
     }
 
-    @Test("chunked: sizes in hex with extensions, trailers read past, split anywhere")
+    @Test("chunked: sizes in hex with extensions (quoted ones too), trailers checked and read past, split anywhere")
     func chunked() throws {
         let wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, Chunked\r\n\r\n"
-            + "5;name=value\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\n"
+            + "5;name=value\r\nhello\r\nA;q=\"a; b\"\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\n"
         for step in [0, 1, 3] {
             let reads = try read(wire, step: step)
             #expect(reads.map(\.body) == ["hello0123456789"])
@@ -146,6 +146,12 @@ struct HTTP1ResponseParserTests {
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n", .malformedChunk),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n", .malformedChunk),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokX\r\n", .malformedChunk),
+            // Found by the differential fuzz against llhttp: chunk data ended by a lone LF (its size one
+            // off), an extension that is not tokens, a trailer line that is not a field.
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nello\r\n0\r\n\r\n", .malformedChunk),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;ex:t=1\r\nhel\r\n0\r\n\r\n", .malformedChunk),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3 \r\nhel\r\n0\r\n\r\n", .malformedChunk),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-Trailer t\r\n\r\n", .malformedField),
         ])
     func refused(wire: String, error: HTTP1ResponseParser.ParseError) {
         for step in [0, 1] {

@@ -7,18 +7,6 @@ import NIOHTTP1
 import NIOSSL
 import Synchronization
 
-/// What an operation needs from its downloader.
-struct DownloadEnvironment: Sendable {
-    let client: HTTPClient
-    /// The lean client (``DownloaderConfig/Transport/http1``), if the downloader uses it.
-    let http1: HTTP1Transport?
-    let config: DownloaderConfig
-    let queue: DownloadQueue
-    let events: DownloaderEventHub
-    /// Called once when the operation will take no more callers (finished or all cancelled).
-    let operationDone: @Sendable (DownloadOperation) -> Void
-}
-
 /// One HTTP download shared by every caller of its URL (SDWebImage's
 /// `SDWebImageDownloaderOperation`): callers join with ``addCallbacks(progress:completion:)``
 /// and leave with their ``DownloadToken``; the request stops when the last one leaves. A finished
@@ -43,8 +31,10 @@ final class DownloadOperation: DownloadQueueItem {
         var delivery: DispatchQueue?
     }
 
-    /// The URL callers asked for (the downloader's key); ``request`` may point elsewhere.
+    /// The URL callers asked for; ``request`` may point elsewhere.
     let url: URL
+    /// What makes another caller's download this one.
+    let key: DownloadShareKey
     let request: DownloadRequest
     let options: DownloaderOptions
     let context: ImageLoaderContext
@@ -53,9 +43,10 @@ final class DownloadOperation: DownloadQueueItem {
     private let enqueuedAt = ContinuousClock.now
     private let state = Mutex(State())
 
-    init(url: URL, request: DownloadRequest, options: DownloaderOptions, context: ImageLoaderContext,
+    init(url: URL, key: DownloadShareKey, request: DownloadRequest, options: DownloaderOptions, context: ImageLoaderContext,
          environment: DownloadEnvironment) {
         self.url = url
+        self.key = key
         self.request = request
         self.options = options
         self.context = context
@@ -134,8 +125,7 @@ final class DownloadOperation: DownloadQueueItem {
             return true
         }
         guard started else { return environment.queue.remove(self) }
-        let deadline = environment.config.resourceTimeout.flatMap { TimeAmount.limit(seconds: $0) }.map { NIODeadline.now() + $0 }
-        let transfer = DownloadTransfer(operation: self, startedAt: .now, queueDuration: enqueuedAt.duration(to: .now), deadline: deadline)
+        let transfer = DownloadTransfer(operation: self, queueDuration: enqueuedAt.duration(to: .now))
         environment.events.emit(.start(url))
         deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: -1, url: url))
         let cancelNow = state.withLock { state in
@@ -149,11 +139,11 @@ final class DownloadOperation: DownloadQueueItem {
     /// Sends one hop of `transfer` on the client that carries `request`'s URL (connecting to
     /// `address` when the hop policy pinned one).
     func carry(
-        _ request: DownloadRequest, address: String?, transfer: DownloadTransfer, deadline: NIODeadline?
+        _ request: DownloadRequest, address: String?, transfer: DownloadTransfer
     ) -> Result<any TransferTask, WebImageError> {
         if let http1 = environment.http1, HTTP1Transport.handles(request.url) {
             return .success(http1.execute(
-                request, address: address, transfer: transfer, deadline: deadline, tlsConfiguration: tlsConfiguration))
+                request, address: address, transfer: transfer, tlsConfiguration: tlsConfiguration))
         }
         guard address == nil else { return .failure(.invalidURL(request.url.absoluteString)) }
         let httpRequest: HTTPClient.Request
@@ -162,7 +152,8 @@ final class DownloadOperation: DownloadQueueItem {
         } catch {
             return .failure(.invalidURL(request.url.absoluteString))
         }
-        let task = environment.client.execute(request: httpRequest, delegate: transfer, deadline: deadline)
+        // No client deadline: the transfer's state keeps the resource timeout, on every carrier.
+        let task = environment.client.execute(request: httpRequest, delegate: transfer)
         transfer.watchFailures(task)
         return .success(task)
     }

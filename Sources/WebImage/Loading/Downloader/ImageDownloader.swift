@@ -17,17 +17,6 @@ public final class ImageDownloader: ImageLoader {
     /// The downloader the shared ``ImageLoadersManager`` uses, with the default config.
     public static let shared = ImageDownloader()
 
-    struct State {
-        var operations: [DownloadShareKey: DownloadOperation] = [:]
-        var headers: HTTPFields
-        var isShutDown = false
-
-        /// A token on the download of `key` in flight, if it still takes callers.
-        func joinable(_ key: DownloadShareKey, _ callbacks: LoadCallbacks) -> DownloadToken? {
-            operations[key]?.add(callbacks)
-        }
-    }
-
     static let shutDown = WebImageError.invalidDownloadOperation(reason: "the downloader has been shut down")
     static let requestRefused = WebImageError.invalidDownloadOperation(reason: "the request modifier returned nil")
 
@@ -40,7 +29,10 @@ public final class ImageDownloader: ImageLoader {
     /// when a hop policy must see every hop.
     let http1: HTTP1Transport?
     let hub = DownloaderEventHub()
-    let state: Mutex<State>
+    /// What its operations share, the operations in flight among it.
+    let environment: DownloadEnvironment
+    /// The headers every request starts with.
+    private let headers: Mutex<HTTPFields>
 
     public convenience init(config: DownloaderConfig = .default) {
         self.init(config: config, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(config)),
@@ -65,8 +57,9 @@ public final class ImageDownloader: ImageLoader {
         http1 = (ownsClient && config.transport == .http1) || config.hopPolicy != nil ? HTTP1Transport(config: config) : nil
         var headers: HTTPFields = [.accept: DownloaderConfig.defaultAccept, .userAgent: config.userAgent]
         headers.overlay(config.httpHeaders)
-        state = Mutex(State(headers: headers))
+        self.headers = Mutex(headers)
         queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder)
+        environment = DownloadEnvironment(client: client, http1: http1, config: config, queue: queue, events: hub)
     }
 
     /// The `HTTPClient` configuration for `config` (also the base of WebImageServer's pinned clients).
@@ -127,12 +120,12 @@ public final class ImageDownloader: ImageLoader {
             return .failure(Self.requestRefused)
         }
         let operation = DownloadOperation(
-            url: url, request: request, options: options, context: context, environment: environment(for: key))
-        let outcome = state.withLock { state -> (Result<DownloadToken, WebImageError>, Bool) in
+            url: url, key: key, request: request, options: options, context: context, environment: environment)
+        let outcome = environment.operations.withLock { state -> (Result<DownloadToken, WebImageError>, Bool) in
             if state.isShutDown { return (.failure(Self.shutDown), false) }
             // Someone may have started the same URL while the request was being built.
             if let token = state.joinable(key, callbacks) { return (.success(token), false) }
-            state.operations[key] = operation
+            state.byKey[key] = operation
             return (.success(operation.add(callbacks)!), true)
         }
         if outcome.1 { queue.enqueue(operation, priority: operation.priority) }
@@ -141,42 +134,34 @@ public final class ImageDownloader: ImageLoader {
 
     /// A token on the operation for `key` in flight, if it still takes callers.
     private func join(_ key: DownloadShareKey, callbacks: LoadCallbacks) -> Result<DownloadToken, WebImageError>? {
-        state.withLock { state in
+        environment.operations.withLock { state in
             if state.isShutDown { return .failure(Self.shutDown) }
             return state.joinable(key, callbacks).map { .success($0) }
-        }
-    }
-
-    private func environment(for key: DownloadShareKey) -> DownloadEnvironment {
-        DownloadEnvironment(client: client, http1: http1, config: config, queue: queue, events: hub) { [weak self] operation in
-            self?.state.withLock { state in
-                if state.operations[key] === operation { state.operations[key] = nil }
-            }
         }
     }
 
     // MARK: Headers
 
     /// The headers every request starts with: `Accept`, `User-Agent` and the config's.
-    public var httpHeaders: HTTPFields { state.withLock { $0.headers } }
+    public var httpHeaders: HTTPFields { headers.withLock { $0 } }
 
     /// Sets (or with `nil` removes) a header for every later request (SD's
     /// `setValue:forHTTPHeaderField:`).
     public func setValue(_ value: String?, forHTTPHeaderField field: HTTPField.Name) {
-        state.withLock { $0.headers[field] = value }
+        headers.withLock { $0[field] = value }
     }
 
     public func value(forHTTPHeaderField field: HTTPField.Name) -> String? {
-        state.withLock { $0.headers[field] }
+        headers.withLock { $0[field] }
     }
 
     // MARK: Queue
 
     /// Cancels every download; each caller gets ``WebImageError/cancelled``.
     public func cancelAllDownloads() {
-        let operations = state.withLock { state in
-            defer { state.operations = [:] }
-            return Array(state.operations.values)
+        let operations = environment.operations.withLock { state in
+            defer { state.byKey = [:] }
+            return Array(state.byKey.values)
         }
         let finishers = operations.map { $0.prepareCancelAll() }
         finishers.forEach { $0() }
@@ -220,7 +205,7 @@ public final class ImageDownloader: ImageLoader {
 
     /// Marks the downloader shut down and stops its work: false when it already was.
     private func stop() -> Bool {
-        let alreadyDown = state.withLock { state in
+        let alreadyDown = environment.operations.withLock { state in
             defer { state.isShutDown = true }
             return state.isShutDown
         }

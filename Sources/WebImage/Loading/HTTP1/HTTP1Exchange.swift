@@ -14,7 +14,6 @@ final class HTTP1Exchange: TransferTask {
         var retried = false
         var receivedHead = false
         var keepAlive = true
-        var deadlineCheck: Scheduled<Void>?
         var failure: (any Error)?
         var isDone = false
     }
@@ -40,18 +39,6 @@ final class HTTP1Exchange: TransferTask {
         self.transport = transport
         self.eventLoop = eventLoop
         state = Mutex(State())
-    }
-
-    func start(deadline: NIODeadline?) {
-        if let deadline {
-            let check = eventLoop.scheduleTask(deadline: deadline) { [self] in fail(reason: HTTPClientError.deadlineExceeded) }
-            let done = state.withLock { state in
-                if !state.isDone { state.deadlineCheck = check }
-                return state.isDone
-            }
-            if done { check.cancel() }
-        }
-        transport.send(self)
     }
 
     /// Takes `connection` for the current hop; `false` when the exchange has ended (failed or
@@ -123,11 +110,10 @@ final class HTTP1Exchange: TransferTask {
     // MARK: Internals
 
     private func end(_ error: (any Error)?) {
-        let (first, failure, check) = state.withLock { state in
-            defer { state.isDone = true; state.deadlineCheck = nil }
-            return (!state.isDone, state.failure, state.deadlineCheck)
+        let (first, failure) = state.withLock { state in
+            defer { state.isDone = true }
+            return (!state.isDone, state.failure)
         }
-        check?.cancel()
         guard first else { return }
         if let error = failure ?? error { transfer.failed(error) } else { transfer.finished() }
     }

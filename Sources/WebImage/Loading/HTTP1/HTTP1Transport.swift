@@ -64,14 +64,14 @@ final class HTTP1Transport: Sendable {
 
     /// Starts `request`; the transfer hears everything, the returned exchange stops it.
     func execute(
-        _ request: DownloadRequest, address: String?, transfer: DownloadTransfer, deadline: NIODeadline?,
+        _ request: DownloadRequest, address: String?, transfer: DownloadTransfer,
         tlsConfiguration: TLSConfiguration?
     ) -> HTTP1Exchange {
         let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.next()
         let exchange = HTTP1Exchange(
             request: request, address: address, transfer: transfer, transport: self, eventLoop: eventLoop,
             tlsConfiguration: tlsConfiguration)
-        exchange.start(deadline: deadline)
+        send(exchange)
         return exchange
     }
 

@@ -30,7 +30,7 @@ struct BulkPrefetchTests {
     }
 
     private func downloadsInFlight(_ downloader: ImageDownloader) -> Int {
-        downloader.state.withLock { $0.operations.count }
+        downloader.environment.operations.withLock { $0.byKey.count }
     }
 
     /// A prefetch of `/a.png`, whose response the origin holds until `gate` opens, once its
@@ -55,7 +55,7 @@ struct BulkPrefetchTests {
 
     /// Callers waiting on the downloads in flight besides the prefetch's own.
     private func joined(_ downloader: ImageDownloader) -> Int {
-        downloader.state.withLock { $0.operations.values.reduce(0) { $0 + $1.joinedCount - 1 } }
+        downloader.environment.operations.withLock { $0.byKey.values.reduce(0) { $0 + $1.joinedCount - 1 } }
     }
 
     @Test("each worker keeps one connection: 40 URLs over 2 workers take 2 connections, one request each, all cached")

@@ -108,24 +108,10 @@ public final class ImageManager: Sendable {
     /// Runs `request` as its own operation (shared with callers of the same image, reached by
     /// ``cancelAll()``) for the awaiting task; cancelling the task cancels this caller's part.
     func loadTheLongWay(_ request: LoadRequest) async throws(WebImageError) -> ImageResult {
-        let holder = Mutex<CombinedOperation?>(nil)
-        let result: Result<ImageResult, WebImageError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let operation = start(request, wantsProgress: false, immediately: true) { event in
-                    if case .final(let result, _) = event { continuation.resume(returning: result) }
-                }
-                let cancelled = holder.withLock { held in
-                    defer { held = operation }
-                    return held === CombinedOperation.cancelledMarker
-                }
-                if cancelled { operation.cancel() }
+        let result: Result<ImageResult, WebImageError> = await LoadBridge.run { deliver in
+            start(request, wantsProgress: false, immediately: true) { event in
+                if case .final(let result, _) = event { deliver(result) }
             }
-        } onCancel: {
-            let operation = holder.withLock { held in
-                defer { if held == nil { held = CombinedOperation.cancelledMarker } }
-                return held
-            }
-            operation?.cancelFromCancellationHandler()
         }
         return try result.get()
     }
@@ -342,13 +328,6 @@ public final class ImageManager: Sendable {
 extension CombinedOperation {
     /// Returned for loads answered before the call returned; cancelling it does nothing.
     static let finishedMarker: CombinedOperation = {
-        let operation = CombinedOperation(sink: { _ in })
-        operation.finish(.failure(.cancelled))
-        return operation
-    }()
-
-    /// Stands in for an operation not started yet whose task was already cancelled.
-    static let cancelledMarker: CombinedOperation = {
         let operation = CombinedOperation(sink: { _ in })
         operation.finish(.failure(.cancelled))
         return operation

@@ -29,7 +29,7 @@ extension URL {
 
     /// The length of the scheme `bytes` start with (RFC 3986: a letter, then letters, digits, `+`,
     /// `-` or `.`, then `:`); nil when they have none.
-    private static func schemeLength(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func schemeLength(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         for (index, byte) in bytes.enumerated() {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): continue

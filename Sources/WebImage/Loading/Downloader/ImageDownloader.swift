@@ -217,12 +217,11 @@ public final class ImageDownloader: ImageLoader {
     }
 }
 
-
-extension ImageDownloader: DirectLoading {
+extension ImageDownloader {
     /// The async load: its completion only resumes the awaiting task, so the operation answers it
     /// on the thread the response ended on instead of through its delivery queue.
-    func loadDirectly(
-        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    public func loadImageResult(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
     ) async -> Result<ImageLoaderResult, WebImageError> {
         await LoadBridge.run { completion in
             let callbacks = LoadCallbacks(progress: progress, completion: completion, resumesTask: true)

@@ -86,7 +86,7 @@ final class HTTP1Transport: Sendable {
         let secure: Bool
         let verifies: Bool
 
-        init(_ url: URL, address: String? = nil, tlsConfiguration: TLSConfiguration?) throws {
+        init(_ url: URL, key: String, address: String? = nil, tlsConfiguration: TLSConfiguration?) throws {
             guard let host = url.host, !host.isEmpty else { throw HTTPClientError.emptyHost }
             // `URL.host` is percent-decoded: `%0D%0A` in a URL's host would reach the Host header as a line break.
             guard host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { throw HTTPClientError.invalidURL }
@@ -95,31 +95,56 @@ final class HTTP1Transport: Sendable {
             verifies = tlsConfiguration?.certificateVerification != CertificateVerification.none
             port = url.port ?? (secure ? 443 : 80)
             dialed = address ?? host
-            // A connection that skipped the certificate check never carries a request that wants
-            // it, and one pinned to an address never carries a request for another.
-            let origin = "\(host.lowercased()):\(port)\(address.map { "@\($0)" } ?? "")"
-            key = secure ? "https://\(origin)\(verifies ? "" : " unverified")" : origin
+            self.key = key
+        }
+
+        /// The pool's key for `url`: `scheme://authority` as the URL spells it (cut out of its
+        /// bytes: working out the route for every request of a bulk download cost ~3 K
+        /// instructions), then the pinned address and whether certificates go unchecked — a
+        /// connection pinned to one address never carries a request for another, and one that
+        /// skipped the check never carries a request that wants it. Nil without an authority.
+        static func key(for url: URL, address: String?, tlsConfiguration: TLSConfiguration?) -> String? {
+            var text = url.absoluteString
+            var secure = false
+            let origin: String? = text.withUTF8 { bytes in
+                guard let scheme = URL.schemeLength(in: bytes), bytes.count > scheme + 3,
+                      bytes[scheme] == UInt8(ascii: ":"), bytes[scheme + 1] == UInt8(ascii: "/"), bytes[scheme + 2] == UInt8(ascii: "/")
+                else { return nil }
+                var end = scheme + 3
+                while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") {
+                    end += 1
+                }
+                secure = ASCII.equalsIgnoringCase(bytes[..<scheme], "https")
+                return end > scheme + 3 ? String(decoding: bytes[..<end], as: UTF8.self) : nil
+            }
+            guard var key = origin else { return nil }
+            if let address { key += "@" + address }
+            if secure, tlsConfiguration?.certificateVerification == CertificateVerification.none { key += " unverified" }
+            return key
         }
     }
 
     /// Sends the exchange's current request on an idle connection to its host, or a new one.
     func send(_ exchange: HTTP1Exchange) {
+        let url = exchange.request.url
+        guard let key = Route.key(for: url, address: exchange.address, tlsConfiguration: exchange.tlsConfiguration) else {
+            return exchange.connectFailed(HTTPClientError.emptyHost)
+        }
+        let reused = state.withLock { state -> HTTP1Connection? in
+            guard !state.isShutDown, let count = state.idle[key]?.count, count > 0 else { return nil }
+            // Taken out in place: a copy of the list would make the removal copy its storage.
+            let index = state.idle[key]!.lastIndex { $0.eventLoop === exchange.eventLoop } ?? count - 1
+            state.idleCount -= 1
+            return state.idle[key]!.remove(at: index)
+        }
+        if let reused { return reused.send(exchange) }
         let route: Route
         do {
-            route = try Route(exchange.request.url, address: exchange.address, tlsConfiguration: exchange.tlsConfiguration)
+            route = try Route(url, key: key, address: exchange.address, tlsConfiguration: exchange.tlsConfiguration)
         } catch {
             return exchange.connectFailed(error)
         }
-        let reused = state.withLock { state -> HTTP1Connection? in
-            guard !state.isShutDown, var list = state.idle[route.key], !list.isEmpty else { return nil }
-            let index = list.lastIndex { $0.eventLoop === exchange.eventLoop } ?? list.count - 1
-            let connection = list.remove(at: index)
-            state.idle[route.key] = list
-            state.idleCount -= 1
-            return connection
-        }
-        if let reused { return reused.send(exchange) }
-        let connection = HTTP1Connection(key: route.key, transport: self, eventLoop: exchange.eventLoop)
+        let connection = HTTP1Connection(key: key, transport: self, eventLoop: exchange.eventLoop)
         connect(route, tlsConfiguration: exchange.tlsConfiguration, handler: connection, on: exchange.eventLoop).whenComplete { result in
             switch result {
             case .success: connection.send(exchange)

@@ -19,6 +19,14 @@ public protocol ImageLoader: Sendable {
     /// Whether the manager should stop retrying `url` after `error` (SD's
     /// `shouldBlockFailedURLWithURL:error:`). The default is ``WebImageError/shouldBlockFailedURL``.
     func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool
+
+    /// The load for an awaiting task, which ``loadImage(with:options:context:progress:)`` calls. The
+    /// default starts ``requestImage(with:options:context:progress:completed:)`` and awaits its
+    /// completion; a loader that can answer the task more directly implements it (the downloader
+    /// answers where the response ended, sparing a hop to a delivery queue per image).
+    func loadImageResult(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async -> Result<ImageLoaderResult, WebImageError>
 }
 
 extension ImageLoader {
@@ -31,21 +39,15 @@ extension ImageLoader {
         with url: URL, options: DownloaderOptions = [], context: ImageLoaderContext = .default,
         progress: ImageLoaderProgressHandler? = nil
     ) async throws(WebImageError) -> ImageLoaderResult {
-        if let direct = self as? any DirectLoading {
-            return try await direct.loadDirectly(url, options: options, context: context, progress: progress).get()
-        }
-        let result = await LoadBridge.run { completion in
+        try await loadImageResult(with: url, options: options, context: context, progress: progress).get()
+    }
+
+    public func loadImageResult(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async -> Result<ImageLoaderResult, WebImageError> {
+        await LoadBridge.run { completion in
             requestImage(with: url, options: options, context: context, progress: progress, completed: completion)
         }
-        return try result.get()
     }
 }
 
-/// A loader that answers an awaiting task more directly than through ``ImageLoader/requestImage(with:options:context:progress:completed:)``:
-/// its completion only resumes that task, so it may run on any thread (the downloader runs it
-/// where the response ended, sparing bulk loads a hop to a delivery queue per image).
-protocol DirectLoading: ImageLoader {
-    func loadDirectly(
-        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
-    ) async -> Result<ImageLoaderResult, WebImageError>
-}

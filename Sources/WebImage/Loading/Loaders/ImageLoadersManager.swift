@@ -76,18 +76,14 @@ extension ImageLoadersManager: BulkLoadExecuting {
     }
 }
 
-extension ImageLoadersManager: DirectLoading {
+extension ImageLoadersManager {
     /// The chosen loader's own async load, so a downloader behind the manager answers directly too.
-    func loadDirectly(
-        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    public func loadImageResult(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
     ) async -> Result<ImageLoaderResult, WebImageError> {
         guard let loader = loader(for: url) else {
             return .failure(.invalidURL(DataURLLoader.abbreviated(url.absoluteString)))
         }
-        do throws(WebImageError) {
-            return .success(try await loader.loadImage(with: url, options: options, context: context, progress: progress))
-        } catch {
-            return .failure(error)
-        }
+        return await loader.loadImageResult(with: url, options: options, context: context, progress: progress)
     }
 }

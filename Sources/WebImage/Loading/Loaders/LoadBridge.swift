@@ -1,15 +1,16 @@
 import Synchronization
 
-/// Turns a callback-style load into an `async` call whose task cancellation cancels the load.
+/// Turns a callback-style load — a loader's, or the manager's own operation — into an `async`
+/// call whose task cancellation cancels the load, even a cancel that comes before the load started.
 enum LoadBridge {
     private struct State {
         var operation: (any WebImageOperation)?
         var isCancelled = false
     }
 
-    static func run(
-        _ start: (@escaping ImageLoaderCompletion) -> any WebImageOperation
-    ) async -> Result<ImageLoaderResult, WebImageError> {
+    static func run<Value: Sendable>(
+        _ start: (_ deliver: @escaping @Sendable (Value) -> Void) -> any WebImageOperation
+    ) async -> Value {
         let state = Mutex(State())
         return await withTaskCancellationHandler {
             await withHandOff { deliver in

@@ -33,6 +33,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
 
     init(operation: DownloadOperation, queueDuration: Duration) {
         self.operation = operation
+        environment = operation.environment
         self.queueDuration = queueDuration
         let machine = DownloadRequestState(
             request: operation.request, config: operation.environment.config, spills: !operation.options.contains(.progressiveLoad),
@@ -40,7 +41,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         state = Mutex(State(machine: machine))
     }
 
-    private var config: DownloaderConfig { operation.environment.config }
+    private let environment: DownloadEnvironment
 
     // MARK: Hops
 
@@ -56,7 +57,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
 
     /// Asks the hop policy (when there is one) about `request`, then carries it.
     private func send(_ request: DownloadRequest) {
-        guard let policy = config.hopPolicy else { return carry(request, address: nil) }
+        guard let policy = environment.config.hopPolicy else { return carry(request, address: nil) }
         Task {
             do throws(WebImageError) {
                 let hop = try await policy.allow(next: request.url)
@@ -78,7 +79,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
                 let stopNow = state.machine.carried()
                 if !stopNow { state.task = task }
                 guard !stopNow, state.clock == nil, let next = state.machine.nextCheck else { return (stopNow, nil) }
-                state.clock = operation.environment.clocks.clock(for: task.eventLoop)
+                state.clock = environment.clocks.clock(for: task.eventLoop)
                 return (false, next)
             }
             if stopNow { return task.cancel() }
@@ -142,7 +143,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     func visited(_ url: URL, setCookies: @autoclosure () -> [String]) {
         state.withLock { $0.machine.visited(url, now: .now()) }
         if operation.options.contains(.handleCookies) {
-            config.cookieJar.store(setCookieHeaders: setCookies(), from: url)
+            environment.config.cookieJar.store(setCookieHeaders: setCookies(), from: url)
         }
     }
 
@@ -152,8 +153,8 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
             return task.eventLoop.makeSucceededVoidFuture()
         }
         let verdict = ResponseAcceptance.verdict(
-            status: status, fields: fields, url: url, config: config,
-            modifier: operation.context.responseModifier ?? config.responseModifier)
+            status: status, fields: fields, url: url, config: environment.config,
+            modifier: operation.context.responseModifier ?? environment.config.responseModifier)
         let action = state.withLock { $0.machine.accept(verdict, now: .now()) }
         switch verdict {
         case .accepted(let response), .refused(_, .some(let response)): operation.transferReceived(response)

@@ -7,11 +7,13 @@ import HTTPTypes
 /// — becomes a GET (a 307/308 keeps the method), and credentials and cookies are dropped when the
 /// origin (scheme, host and port) changes — so never sent from https down to http.
 struct RedirectChain: Sendable {
-    private var visited: Set<String>
+    private let first: URL
+    /// URLs requested so far; made at the first redirect (most downloads have none).
+    private var visited: Set<String> = []
     let limit: Int
 
     init(from url: URL, limit: Int) {
-        visited = [url.absoluteString]
+        first = url
         self.limit = limit
     }
 
@@ -28,6 +30,7 @@ struct RedirectChain: Sendable {
 
     /// The request for the hop from `request` to `target` (a `status` redirect), or the error that ends the chain.
     mutating func follow(_ request: DownloadRequest, to target: URL, status: UInt) -> Result<DownloadRequest, HTTPClientError> {
+        if visited.isEmpty { visited.insert(first.absoluteString) }
         guard visited.count <= limit else { return .failure(.redirectLimitReached) }
         guard visited.insert(target.absoluteString).inserted else { return .failure(.redirectCycleDetected) }
         var next = request

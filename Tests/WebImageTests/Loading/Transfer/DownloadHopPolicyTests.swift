@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 import Synchronization
 import Testing
 @testable import WebImage
@@ -71,14 +72,22 @@ struct DownloadHopPolicyTests {
         }
     }
 
-    @Test("connections are pooled per host and pinned address: a connection to one address never carries a request pinned to another")
+    @Test("connections are pooled per origin, pinned address and certificate check: a connection to one address never carries a request pinned to another")
     func poolKeys() throws {
         let url = URL(string: "https://images.example/a.png")!
-        let first = try HTTP1Transport.Route(url, address: "192.0.2.1", tlsConfiguration: nil)
-        let second = try HTTP1Transport.Route(url, address: "192.0.2.2", tlsConfiguration: nil)
-        let unpinned = try HTTP1Transport.Route(url, tlsConfiguration: nil)
-        #expect(Set([first.key, second.key, unpinned.key]).count == 3)
+        func route(_ address: String?, checked: Bool = true) throws -> HTTP1Transport.Route {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            let configuration = checked ? nil : tls
+            let key = try #require(HTTP1Transport.Route.key(for: url, address: address, tlsConfiguration: configuration))
+            return try HTTP1Transport.Route(url, key: key, address: address, tlsConfiguration: configuration)
+        }
+        let (first, second, unpinned, unchecked) = (try route("192.0.2.1"), try route("192.0.2.2"), try route(nil), try route(nil, checked: false))
+        #expect(Set([first.key, second.key, unpinned.key, unchecked.key]).count == 4)
         #expect(first.dialed == "192.0.2.1" && first.host == "images.example")
         #expect(unpinned.dialed == "images.example")
+        // The key is the URL's own `scheme://authority`: a query or fragment right after it is not part of it.
+        #expect(HTTP1Transport.Route.key(for: URL(string: "http://a.example?x=/y")!, address: nil, tlsConfiguration: nil) == "http://a.example")
+        #expect(HTTP1Transport.Route.key(for: URL(string: "http://a.example:8080/p#/q")!, address: nil, tlsConfiguration: nil) == "http://a.example:8080")
     }
 }

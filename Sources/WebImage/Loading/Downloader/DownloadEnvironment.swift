@@ -18,6 +18,10 @@ final class DownloadEnvironment: Sendable {
     /// The lean client (``DownloaderConfig/Transport/http1``), if the downloader uses it.
     let http1: HTTP1Transport?
     let config: DownloaderConfig
+    /// What a response head must pass, and what every download's state starts from: the config's
+    /// parts, taken once (a copy of the whole config per download showed in a bulk download).
+    let acceptance: ResponseAcceptance
+    let limits: DownloadRequestState.Limits
     let queue: DownloadQueue
     let events: DownloaderEventHub
     /// The transfers' timers, one per event loop.
@@ -28,6 +32,8 @@ final class DownloadEnvironment: Sendable {
         self.client = client
         self.http1 = http1
         self.config = config
+        acceptance = ResponseAcceptance(config)
+        limits = DownloadRequestState.Limits(config)
         self.queue = queue
         self.events = events
     }

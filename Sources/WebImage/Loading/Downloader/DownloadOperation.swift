@@ -201,7 +201,7 @@ final class DownloadOperation: DownloadQueueItem {
         }
         environment.events.emit(.stop(url))
         guard proceed else { return environment.queue.remove(self) }
-        guard case .success(let output) = outcome, !DownloadCompletion.isQuick(output, context: context, config: environment.config) else {
+        guard case .success(let output) = outcome, !DownloadCompletion.isQuick(output, context: context, decryptor: environment.config.decryptor) else {
             return finish(with: outcome, metrics: metrics)
         }
         ImageWorkQueue.decoding.async { [self] in
@@ -216,7 +216,7 @@ final class DownloadOperation: DownloadQueueItem {
     private func completion(
         of outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?
     ) -> Result<ImageLoaderResult, WebImageError> {
-        DownloadCompletion.result(of: outcome, url: url, options: options, context: context, config: environment.config, metrics: metrics)
+        DownloadCompletion.result(of: outcome, url: url, options: options, context: context, decryptor: environment.config.decryptor, metrics: metrics)
     }
 
     private func finish(with outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics?) {

@@ -102,7 +102,12 @@ public struct DownloaderConfig: Sendable {
 
     /// Whether `mimeType` is accepted (`nil` = the response had no Content-Type).
     func accepts(contentType mimeType: String?) -> Bool {
-        guard let acceptable = acceptableContentTypes else { return true }
+        Self.accepts(contentType: mimeType, among: acceptableContentTypes)
+    }
+
+    /// Whether `mimeType` is among `acceptable` (nil: any), directly or by its `family/*` or `*/*`.
+    static func accepts(contentType mimeType: String?, among acceptable: Set<String>?) -> Bool {
+        guard let acceptable else { return true }
         guard let mimeType else { return false }
         if acceptable.contains(mimeType) { return true }
         let family = mimeType.prefix { $0 != "/" } + "/*"

@@ -3,10 +3,11 @@ import Foundation
 /// The last step of a download, on the operation's delivery queue: `304` handling, the
 /// decryptor, the empty-body check and the decode (SD's `URLSession:task:didCompleteWithError:`).
 enum DownloadCompletion {
-    /// Whether ``result(of:url:options:context:config:metrics:)`` is quick enough for an event loop: a new body,
-    /// no decryptor (app code), and a coder that checks it quickly (``QuickDecoding``).
-    static func isQuick(_ output: TransferOutput, context: ImageLoaderContext, config: DownloaderConfig) -> Bool {
-        guard output.response.statusCode != 304, context.decryptor ?? config.decryptor == nil,
+    /// Whether ``result(of:url:options:context:decryptor:metrics:)`` is quick enough for an event loop: a new body,
+    /// no decryptor (app code), and a coder that checks it quickly (``QuickDecoding``). `decryptor`
+    /// is the downloader's, which the context's replaces.
+    static func isQuick(_ output: TransferOutput, context: ImageLoaderContext, decryptor: (any DownloadDecrypting)?) -> Bool {
+        guard output.response.statusCode != 304, context.decryptor ?? decryptor == nil,
               let coder = LoaderDecoding.coder(for: context) as? any QuickDecoding
         else { return false }
         return coder.decodesQuickly(output.data)
@@ -14,7 +15,7 @@ enum DownloadCompletion {
 
     static func result(
         of outcome: Result<TransferOutput, WebImageError>, url: URL, options: DownloaderOptions, context: ImageLoaderContext,
-        config: DownloaderConfig, metrics: DownloadMetrics?
+        decryptor: (any DownloadDecrypting)?, metrics: DownloadMetrics?
     ) -> Result<ImageLoaderResult, WebImageError> {
         let output: TransferOutput
         switch outcome {
@@ -33,7 +34,7 @@ enum DownloadCompletion {
             }
         }
         var data = output.data
-        if let decryptor = context.decryptor ?? config.decryptor {
+        if let decryptor = context.decryptor ?? decryptor {
             guard let decrypted = decryptor.decryptedData(data, response: output.response) else {
                 return .failure(.badImageData(reason: "the decryptor returned nil"))
             }

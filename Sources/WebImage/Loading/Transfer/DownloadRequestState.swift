@@ -39,6 +39,23 @@ struct DownloadRequestState {
         case recheck(NIODeadline)
     }
 
+    /// What a download may take: the downloader's, fixed for all its downloads.
+    struct Limits: Sendable {
+        let responseSize: Int64
+        let spill: BodySpill?
+        let redirects: Int
+        let progressInterval: Double
+        let resourceTimeout: TimeAmount?
+
+        init(_ config: DownloaderConfig) {
+            responseSize = config.maximumResponseSize
+            spill = config.bodySpill
+            redirects = config.maximumRedirects
+            progressInterval = config.minimumProgressInterval
+            resourceTimeout = config.resourceTimeout.flatMap { TimeAmount.limit(seconds: $0) }
+        }
+    }
+
     /// The hop in flight, or the next one.
     private(set) var request: DownloadRequest
     private(set) var response: DownloadResponse?
@@ -71,17 +88,17 @@ struct DownloadRequestState {
     private let deadline: NIODeadline?
 
     /// `spills`: a large body may wait in a file (not when progressive decoding reads it as it grows).
-    init(request: DownloadRequest, config: DownloaderConfig, spills: Bool, now: NIODeadline) {
-        deadline = config.resourceTimeout.flatMap { TimeAmount.limit(seconds: $0) }.map { now + $0 }
+    init(request: DownloadRequest, limits: Limits, spills: Bool, now: NIODeadline) {
+        deadline = limits.resourceTimeout.map { now + $0 }
         self.request = request
         firstURL = request.url
-        limit = config.maximumResponseSize
-        spill = spills ? config.bodySpill : nil
-        redirectLimit = config.maximumRedirects
-        minimumProgressInterval = config.minimumProgressInterval
+        limit = limits.responseSize
+        spill = spills ? limits.spill : nil
+        redirectLimit = limits.redirects
+        minimumProgressInterval = limits.progressInterval
         idleTimeout = TimeAmount.limit(seconds: request.timeout)
-        redirects = RedirectChain(from: request.url, limit: config.maximumRedirects)
-        body = ResponseBody(limit: config.maximumResponseSize, spill: spill)
+        redirects = RedirectChain(from: request.url, limit: limits.redirects)
+        body = ResponseBody(limit: limits.responseSize, spill: spill)
         lastActivity = now
     }
 

@@ -36,7 +36,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         environment = operation.environment
         self.queueDuration = queueDuration
         let machine = DownloadRequestState(
-            request: operation.request, config: operation.environment.config, spills: !operation.options.contains(.progressiveLoad),
+            request: operation.request, limits: operation.environment.limits, spills: !operation.options.contains(.progressiveLoad),
             now: startedAt)
         state = Mutex(State(machine: machine))
     }
@@ -152,9 +152,8 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         guard case .answer(let url) = state.withLock({ $0.machine.head(status: status, location: fields[.location]) }) else {
             return task.eventLoop.makeSucceededVoidFuture()
         }
-        let verdict = ResponseAcceptance.verdict(
-            status: status, fields: fields, url: url, config: environment.config,
-            modifier: operation.context.responseModifier ?? environment.config.responseModifier)
+        let verdict = environment.acceptance.verdict(
+            status: status, fields: fields, url: url, modifier: operation.context.responseModifier ?? environment.config.responseModifier)
         let action = state.withLock { $0.machine.accept(verdict, now: .now()) }
         switch verdict {
         case .accepted(let response), .refused(_, .some(let response)): operation.transferReceived(response)

@@ -3,7 +3,7 @@ import HTTPTypes
 
 /// The checks a final response head passes before its body is wanted — the response modifier,
 /// then status, content type and declared size — as ``DownloadTransfer`` runs them on every carrier.
-enum ResponseAcceptance {
+struct ResponseAcceptance: Sendable {
     /// What the head came to.
     enum Verdict {
         /// The body is wanted (for a 304: there is none, and the completion handles it).
@@ -13,10 +13,19 @@ enum ResponseAcceptance {
         case refused(WebImageError, response: DownloadResponse?)
     }
 
+    let acceptableStatusCodes: IndexSet
+    let acceptableContentTypes: Set<String>?
+    let maximumResponseSize: Int64
+
+    /// The config's checks, taken once per downloader (a copy of the whole config per head showed in a bulk download).
+    init(_ config: DownloaderConfig) {
+        acceptableStatusCodes = config.acceptableStatusCodes
+        acceptableContentTypes = config.acceptableContentTypes
+        maximumResponseSize = config.maximumResponseSize
+    }
+
     /// The verdict on a head with `status` and `fields`.
-    static func verdict(
-        status: Int, fields: HTTPFields, url: URL, config: DownloaderConfig, modifier: (any DownloadResponseModifying)?
-    ) -> Verdict {
+    func verdict(status: Int, fields: HTTPFields, url: URL, modifier: (any DownloadResponseModifying)?) -> Verdict {
         var response = DownloadResponse(url: url, status: HTTPResponse.Status(code: status), headerFields: fields)
         if let modifier {
             guard let modified = modifier.modifiedResponse(response) else {
@@ -26,14 +35,14 @@ enum ResponseAcceptance {
         }
         // A 304's body is empty whatever its headers say; the completion handles it.
         guard response.statusCode != 304 else { return .accepted(response) }
-        guard config.acceptableStatusCodes.contains(response.statusCode) else {
+        guard acceptableStatusCodes.contains(response.statusCode) else {
             return .refused(.invalidDownloadStatusCode(response.statusCode), response: response)
         }
-        guard config.accepts(contentType: response.mimeType) else {
+        guard DownloaderConfig.accepts(contentType: response.mimeType, among: acceptableContentTypes) else {
             return .refused(.invalidDownloadContentType(response.headerFields[.contentType]), response: response)
         }
-        if response.expectedContentLength > config.maximumResponseSize {
-            return .refused(.transport(.responseTooLarge(limit: config.maximumResponseSize)), response: response)
+        if response.expectedContentLength > maximumResponseSize {
+            return .refused(.transport(.responseTooLarge(limit: maximumResponseSize)), response: response)
         }
         return .accepted(response)
     }

@@ -17,13 +17,13 @@ struct DownloadRequestStateTests {
         config.maximumResponseSize = 10
         change(&config)
         let request = DownloadRequest(url: start, headerFields: [.authorization: "Bearer x"], timeout: timeout)
-        return DownloadRequestState(request: request, config: config, spills: false, now: t0)
+        return DownloadRequestState(request: request, limits: .init(config), spills: false, now: t0)
     }
 
     private func response(_ status: Int, _ fields: HTTPFields = [.contentType: "image/png"], url: URL? = nil) -> ResponseAcceptance.Verdict {
-        ResponseAcceptance.verdict(
-            status: status, fields: fields, url: url ?? target, config: { var c = DownloaderConfig(); c.maximumResponseSize = 10; return c }(),
-            modifier: nil)
+        var config = DownloaderConfig()
+        config.maximumResponseSize = 10
+        return ResponseAcceptance(config).verdict(status: status, fields: fields, url: url ?? target, modifier: nil)
     }
 
     @Test("a redirect, then the answer: the redirect's body counted but not kept, the next hop to its target without credentials, the answer's body handed over")
@@ -152,9 +152,8 @@ struct DownloadRequestStateTests {
         }
         _ = state.carried()
         _ = state.head(status: 200, location: nil)
-        _ = state.accept(ResponseAcceptance.verdict(
-            status: 200, fields: [.contentType: "image/png", .contentLength: "10"], url: target, config: DownloaderConfig(), modifier: nil),
-            now: t0)
+        _ = state.accept(ResponseAcceptance(DownloaderConfig()).verdict(
+            status: 200, fields: [.contentType: "image/png", .contentLength: "10"], url: target, modifier: nil), now: t0)
         var reported: [Int64] = []
         for _ in 0..<10 {
             if case .progress(let received, 10) = state.bodyArrived(ByteBuffer(string: "x"), now: t0) { reported.append(received) }

@@ -11,6 +11,18 @@ final class TransferClock: Sendable {
         /// When the callback fires, if one is pending.
         var armed: NIODeadline?
         var callback: NIOScheduledCallback?
+
+        /// Takes `transfer` out of the list (the last one moves into its slot), if it is there.
+        mutating func remove(_ transfer: DownloadTransfer) {
+            let slot = transfer.clockSlot.load(ordering: .relaxed)
+            guard slot >= 0, slot < transfers.count, transfers[slot] === transfer else { return }
+            let last = transfers.removeLast()
+            if slot < transfers.count {
+                transfers[slot] = last
+                last.clockSlot.store(slot, ordering: .relaxed)
+            }
+            transfer.clockSlot.store(-1, ordering: .relaxed)
+        }
     }
 
     let eventLoop: any EventLoop
@@ -34,16 +46,7 @@ final class TransferClock: Sendable {
 
     /// `transfer` ended: it is not looked at again.
     func leave(_ transfer: DownloadTransfer) {
-        state.withLock { state in
-            let slot = transfer.clockSlot.load(ordering: .relaxed)
-            guard slot >= 0, slot < state.transfers.count, state.transfers[slot] === transfer else { return }
-            let last = state.transfers.removeLast()
-            if slot < state.transfers.count {
-                state.transfers[slot] = last
-                last.clockSlot.store(slot, ordering: .relaxed)
-            }
-            transfer.clockSlot.store(-1, ordering: .relaxed)
-        }
+        state.withLock { $0.remove(transfer) }
     }
 
     private func arm(at deadline: NIODeadline) {
@@ -64,16 +67,18 @@ final class TransferClock: Sendable {
             return state.transfers
         }
         var next: NIODeadline?
+        var done: [DownloadTransfer] = []
         for transfer in transfers {
-            if let wanted = transfer.clockTicked(now: now) { next = min(next ?? wanted, wanted) }
+            if let wanted = transfer.clockTicked(now: now) { next = min(next ?? wanted, wanted) } else { done.append(transfer) }
         }
-        guard let next else { return }
+        // Those that want no more looks leave here too: one that ended as it joined never left itself.
         let rearm = state.withLock { state -> Bool in
-            guard state.armed.map({ next < $0 }) ?? true else { return false }
+            done.forEach { state.remove($0) }
+            guard let next, state.armed.map({ next < $0 }) ?? true else { return false }
             state.armed = next
             return true
         }
-        if rearm { arm(at: next) }
+        if rearm, let next { arm(at: next) }
     }
 
     private struct Fired: NIOScheduledCallbackHandler {

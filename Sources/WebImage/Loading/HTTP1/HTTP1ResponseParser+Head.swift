@@ -143,21 +143,35 @@ extension HTTP1ResponseParser {
     }
 }
 
-/// The fields servers send on most responses, matched by their bytes in any case.
+/// The fields servers send on most responses, matched by their bytes in any case: by length
+/// first, so a name is compared with at most three spellings, not with the whole list.
 private enum KnownField {
-    private static let known: [(spelling: StaticString, name: HTTPField.Name, role: HTTP1ResponseParser.FieldRole)] = [
-        ("content-length", .contentLength, .contentLength), ("content-type", .contentType, .other), ("date", .date, .other),
-        ("server", .server, .other), ("last-modified", .lastModified, .other), ("etag", .eTag, .other),
-        ("connection", .connection, .connection), ("accept-ranges", .acceptRanges, .other), ("cache-control", .cacheControl, .other),
-        ("expires", .expires, .other), ("transfer-encoding", .transferEncoding, .transferEncoding), ("location", .location, .other),
-        ("set-cookie", .setCookie, .other), ("age", .age, .other), ("vary", .vary, .other), ("content-encoding", .contentEncoding, .other),
-    ]
+    typealias Match = (HTTPField.Name, HTTP1ResponseParser.FieldRole)
 
-    static func match(_ raw: UnsafeBufferPointer<UInt8>) -> (HTTPField.Name, HTTP1ResponseParser.FieldRole)? {
-        for index in known.indices where ASCII.equalsIgnoringCase(raw[...], known[index].spelling) {
-            return (known[index].name, known[index].role)
+    static func match(_ raw: UnsafeBufferPointer<UInt8>) -> Match? {
+        func spells(_ spelling: StaticString) -> Bool { ASCII.equalsIgnoringCase(raw, spelling) }
+        switch raw.count {
+        case 3: return spells("age") ? (.age, .other) : nil
+        case 4:
+            if spells("date") { return (.date, .other) }
+            if spells("etag") { return (.eTag, .other) }
+            return spells("vary") ? (.vary, .other) : nil
+        case 6: return spells("server") ? (.server, .other) : nil
+        case 7: return spells("expires") ? (.expires, .other) : nil
+        case 8: return spells("location") ? (.location, .other) : nil
+        case 10:
+            if spells("connection") { return (.connection, .connection) }
+            return spells("set-cookie") ? (.setCookie, .other) : nil
+        case 12: return spells("content-type") ? (.contentType, .other) : nil
+        case 13:
+            if spells("last-modified") { return (.lastModified, .other) }
+            if spells("accept-ranges") { return (.acceptRanges, .other) }
+            return spells("cache-control") ? (.cacheControl, .other) : nil
+        case 14: return spells("content-length") ? (.contentLength, .contentLength) : nil
+        case 16: return spells("content-encoding") ? (.contentEncoding, .other) : nil
+        case 17: return spells("transfer-encoding") ? (.transferEncoding, .transferEncoding) : nil
+        default: return nil
         }
-        return nil
     }
 }
 

@@ -319,6 +319,8 @@ extension Mutex where Value == HTTP1ResponseParser {
     ) -> (events: [HTTP1ResponseParser.Event], failure: HTTP1ResponseParser.ParseError?) {
         withLock { parser in
             var events: [HTTP1ResponseParser.Event] = []
+            // A read usually completes a head, a body part and the end: one allocation, not three.
+            events.reserveCapacity(3)
             do throws(HTTP1ResponseParser.ParseError) { try step(&parser, &events) } catch { return (events, error) }
             return (events, nil)
         }

@@ -55,7 +55,10 @@ extension ImageManager {
     private func download(
         _ request: LoadRequest, cached: ImageResult?, operation: CombinedOperation
     ) async throws(WebImageError) -> (ImageResult, Bool) {
-        if let refusal = downloadRefusal(request) {
+        let loader: any ImageLoader
+        switch self.loader(for: request) {
+        case .success(let chosen): loader = chosen
+        case .failure(let refusal):
             if let cached { return (cached, true) }  // already sent as the refreshCached answer
             throw fail(refusal, request)
         }
@@ -65,7 +68,7 @@ extension ImageManager {
         let loaded: ImageLoaderResult
         do {
             loaded = try await callLoader(
-                request, context: request.loaderContext(cachedValidators: validators, cachedImage: validators == nil ? nil : cached?.image),
+                loader, request, context: request.loaderContext(cachedValidators: validators, cachedImage: validators == nil ? nil : cached?.image),
                 progress: progress)
         } catch {
             if error == .cacheNotModified, let cached { return (cached, true) }  // 304: the cached image stands
@@ -89,19 +92,26 @@ extension ImageManager {
         if isBlocked(request) { throw fail(.blackListed, request) }
     }
 
-    /// Why `request` may not go to the loader (only the cache may answer it), or `nil`.
-    func downloadRefusal(_ request: LoadRequest) -> WebImageError? {
+    /// The loader that takes `request`, or why it may not go to one (only the cache may answer it).
+    /// A loaders manager's choice among its loaders is made here, once a load, not again when loading.
+    func loader(for request: LoadRequest) -> Result<any ImageLoader, WebImageError> {
         let url = request.url
-        guard request.loader.canRequestImage(for: url) else { return .invalidURL(url.absoluteString) }
-        guard !request.options.contains(.fromCacheOnly), request.settings.shouldDownload?(url) ?? true else { return .notInCache }
-        return nil
+        let chosen: (any ImageLoader)?
+        if let manager = request.loader as? ImageLoadersManager {
+            chosen = manager.loader(for: url)
+        } else {
+            chosen = request.loader.canRequestImage(for: url) ? request.loader : nil
+        }
+        guard let chosen else { return .failure(.invalidURL(url.absoluteString)) }
+        guard !request.options.contains(.fromCacheOnly), request.settings.shouldDownload?(url) ?? true else { return .failure(.notInCache) }
+        return .success(chosen)
     }
 
-    /// The loader's answer; a success under ``WebImageOptions/retryFailed`` takes the URL off the blocklist.
+    /// `loader`'s answer; a success under ``WebImageOptions/retryFailed`` takes the URL off the blocklist.
     nonisolated(nonsending) func callLoader(
-        _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+        _ loader: any ImageLoader, _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
     ) async throws(WebImageError) -> ImageLoaderResult {
-        let loaded = try await request.loader.loadImage(
+        let loaded = try await loader.loadImage(
             with: request.url, options: request.options.downloaderOptions, context: context, progress: progress)
         if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
         return loaded

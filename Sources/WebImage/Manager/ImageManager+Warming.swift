@@ -36,11 +36,15 @@ extension ImageManager {
             instrumentation.cacheHit(.disk)
             return
         }
-        if let refusal = downloadRefusal(request) { throw fail(refusal, request) }
+        let loader: any ImageLoader
+        switch self.loader(for: request) {
+        case .success(let chosen): loader = chosen
+        case .failure(let refusal): throw fail(refusal, request)
+        }
         let loaded: ImageLoaderResult
         do {
             loaded = try await callLoader(
-                request, context: request.loaderContext(cachedValidators: nil, cachedImage: nil), progress: nil)
+                loader, request, context: request.loaderContext(cachedValidators: nil, cachedImage: nil), progress: nil)
         } catch {
             throw recordFailure(error, request)
         }

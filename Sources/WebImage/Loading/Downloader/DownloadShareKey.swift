@@ -15,6 +15,8 @@ struct DownloadShareKey: Hashable, Sendable {
     let coder: String?
     /// Set for callers that cannot share.
     let unique: UUID?
+    /// The URL's hash, taken once: a download looks its key up three or four times.
+    private let urlHash: Int
 
     init(url: URL, options: DownloaderOptions, context: ImageLoaderContext) {
         self.url = url
@@ -25,12 +27,13 @@ struct DownloadShareKey: Hashable, Sendable {
         let shareable = (context.coder == nil || coder != nil) && context.requestModifier == nil && context.responseModifier == nil
             && context.decryptor == nil && context.cachedData == nil && context.cachedImage == nil
         unique = shareable ? nil : UUID()
+        urlHash = url.hashValue
     }
 
     /// The URL alone (and the unique marker): keys of one URL with other settings are rare, and
     /// hashing the decode options too showed in a bulk prefetch's profile.
     func hash(into hasher: inout Hasher) {
-        hasher.combine(url)
+        hasher.combine(urlHash)
         hasher.combine(unique)
     }
 }

@@ -41,7 +41,8 @@ public final class ImageLoadersManager: ImageLoader {
         (loader, loader as? any BulkLoadExecuting)
     }
 
-    private func loader(for url: URL) -> (any ImageLoader)? {
+    /// The loader that takes `url`: the most recently added one that can.
+    func loader(for url: URL) -> (any ImageLoader)? {
         entry(for: url)?.loader
     }
 

@@ -303,7 +303,9 @@ public final class ImageCache: ImageCaching {
             // costs less than the two thread wake-ups of a hop to the disk queue and back (a bulk
             // prefetch spent more on those than on the writes): written on this thread.
             let ticket = writeOrder.withLock { $0.ticket(for: key) }
-            let written = Result { try ioQueue.sync { try store(data, ticket: ticket, forKey: key, validators: validators) } }
+            // Dispatch's non-generic `sync`: its generic one makes Optional<T>'s metadata at run time on every call.
+            var written: Result<Void, any Error> = .success(())
+            ioQueue.sync { written = Result { try store(data, ticket: ticket, forKey: key, validators: validators) } }
             if !writeOrder.withLock({ $0.isSettled(key) }) {
                 await withCheckedContinuation { continuation in afterSettling(key) { continuation.resume() } }
             }

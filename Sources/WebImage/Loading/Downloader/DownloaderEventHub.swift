@@ -17,6 +17,8 @@ public enum DownloaderEvent: Sendable {
 /// Fans events out to every `AsyncStream` handed out by ``events()``.
 final class DownloaderEventHub: Sendable {
     private let continuations = Mutex<[UUID: AsyncStream<DownloaderEvent>.Continuation]>([:])
+    /// How many streams listen, kept beside the list: four events a download need no lock when nobody does.
+    private let listeners = Atomic<Int>(0)
 
     /// A stream of every event from now on; it ends when the consumer stops iterating or the
     /// downloader shuts down. Buffers the newest 1,000 events for a slow consumer.
@@ -24,14 +26,20 @@ final class DownloaderEventHub: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: DownloaderEvent.self, bufferingPolicy: .bufferingNewest(1000))
         let id = UUID()
         continuation.onTermination = { [weak self] _ in
-            _ = self?.continuations.withLock { $0.removeValue(forKey: id) }
+            self?.continuations.withLock { state in
+                if state.removeValue(forKey: id) != nil { self?.listeners.subtract(1, ordering: .relaxed) }
+            }
         }
-        continuations.withLock { $0[id] = continuation }
+        continuations.withLock { state in
+            state[id] = continuation
+            listeners.add(1, ordering: .relaxed)
+        }
         return stream
     }
 
     /// Cheap when nobody listens: the event is not even built.
     func emit(_ event: @autoclosure () -> DownloaderEvent) {
+        guard listeners.load(ordering: .relaxed) > 0 else { return }
         let targets = continuations.withLock { Array($0.values) }
         guard !targets.isEmpty else { return }
         let event = event()
@@ -40,7 +48,7 @@ final class DownloaderEventHub: Sendable {
 
     func finishAll() {
         let targets = continuations.withLock { state in
-            defer { state = [:] }
+            defer { state = [:]; listeners.store(0, ordering: .relaxed) }
             return Array(state.values)
         }
         targets.forEach { $0.finish() }

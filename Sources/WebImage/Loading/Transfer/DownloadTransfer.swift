@@ -35,10 +35,10 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         self.operation = operation
         environment = operation.environment
         self.queueDuration = queueDuration
-        let machine = DownloadRequestState(
+        // Built in place: a machine made first and then stored was copied (a retain and release of each part).
+        state = Mutex(State(machine: DownloadRequestState(
             request: operation.request, limits: operation.environment.limits, spills: !operation.options.contains(.progressiveLoad),
-            now: startedAt)
-        state = Mutex(State(machine: machine))
+            now: startedAt)))
     }
 
     private let environment: DownloadEnvironment

@@ -140,6 +140,7 @@ final class HTTP1Connection: ChannelInboundHandler, Sendable {
         if let failure { state.withLock { $0.error = $0.error ?? failure } }
         let (exchange, error, reused) = state.withLock { state in
             state.isClosed = true
+            state.channel = nil
             defer { state.exchange = nil }
             return (state.exchange, state.error, state.served > 0)
         }

@@ -220,10 +220,12 @@ final class HTTP1Transport: Sendable {
 
     /// Closes `connection` once it has sat in the pool for the idle timeout. One timer per
     /// connection, re-armed for the rest of the time when it was reused meanwhile: a timer per
-    /// release left a crawl with one pending task per image for a minute.
+    /// release left a crawl with one pending task per image for a minute. Held strongly: a weak
+    /// reference gives the object a side table, and every retain of a connection (several a
+    /// request) then takes the slow path; a closed connection lets its channel go, so a timer
+    /// holds only the small object until it fires.
     private func armIdleTimer(_ connection: HTTP1Connection, in delay: TimeAmount) {
-        connection.eventLoop.scheduleTask(in: delay) { [weak self, weak connection] in
-            guard let self, let connection else { return }
+        connection.eventLoop.scheduleTask(in: delay) { [self] in
             switch connection.idleCheck(timeout: idleTimeout) {
             case .busy: return
             case .recheck(let rest): armIdleTimer(connection, in: rest)

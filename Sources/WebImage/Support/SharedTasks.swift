@@ -65,58 +65,95 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
 package typealias SharedWork<Member, Value> = @Sendable (_ members: @escaping @Sendable () -> [Member]) async -> Value
 
 /// The callers of one shared piece of work, each under the id it leaves by, in the order they
-/// joined. Kept under its owner's lock; members taken out are called outside it.
-package struct SharedMembers<Member> {
-    private var entries: [(id: UInt64, member: Member)] = []
+/// joined. Kept under its owner's lock; members taken out are called outside it. The first sits
+/// inline: most work has one caller, and a list of one was an allocation each time.
+package struct SharedMembers<Member>: Sequence {
+    fileprivate typealias Entry = (id: UInt64, member: Member)
+    /// The oldest member; nil only when `later` is empty too.
+    private var first: Entry?
+    private var later: [Entry] = []
     private var nextID: UInt64 = 0
 
     package init() {}
 
-    var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
+    var isEmpty: Bool { first == nil }
+    var count: Int { first == nil ? 0 : 1 + later.count }
     /// Everyone still waiting.
-    var all: [Member] { entries.map(\.member) }
+    var all: [Member] { Array(self) }
+
+    package struct Iterator: IteratorProtocol {
+        fileprivate var head: Member?
+        fileprivate var rest: IndexingIterator<[Entry]>
+
+        package mutating func next() -> Member? {
+            if let member = head {
+                head = nil
+                return member
+            }
+            return rest.next()?.member
+        }
+    }
+
+    package func makeIterator() -> Iterator { Iterator(head: first?.member, rest: later.makeIterator()) }
 
     /// Adds `member`; the id it leaves by.
     mutating func add(_ member: Member) -> UInt64 {
         defer { nextID += 1 }
-        entries.append((nextID, member))
+        if first == nil { first = (nextID, member) } else { later.append((nextID, member)) }
         return nextID
     }
 
     /// Takes out the member with `id`; nil when it has left already.
     mutating func remove(_ id: UInt64) -> Member? {
-        entries.firstIndex { $0.id == id }.map { entries.remove(at: $0).member }
+        if let entry = first, entry.id == id {
+            first = later.isEmpty ? nil : later.removeFirst()
+            return entry.member
+        }
+        return later.firstIndex { $0.id == id }.map { later.remove(at: $0).member }
     }
 
     /// Takes out everyone.
-    mutating func removeAll() -> [Member] {
-        defer { entries = [] }
-        return all
+    mutating func removeAll() -> Self {
+        defer { self = Self(nextID: nextID) }
+        return self
     }
 
     func contains(where matching: (Member) -> Bool) -> Bool {
-        entries.contains { matching($0.member) }
+        first.map { matching($0.member) } == true || later.contains { matching($0.member) }
     }
 
     /// Changes the member with `id` in place; false when it has left.
     mutating func update(_ id: UInt64, _ change: (inout Member) -> Void) -> Bool {
-        guard let index = entries.firstIndex(where: { $0.id == id }) else { return false }
-        change(&entries[index].member)
+        if first?.id == id {
+            change(&first!.member)
+            return true
+        }
+        guard let index = later.firstIndex(where: { $0.id == id }) else { return false }
+        change(&later[index].member)
         return true
     }
 
-    /// Takes out those `matching`.
-    mutating func removeAll(where matching: (Member) -> Bool) -> [Member] {
-        var taken: [Member] = []
-        entries.removeAll { entry in
-            guard matching(entry.member) else { return false }
-            taken.append(entry.member)
-            return true
+    /// Takes out those `matching`, in order.
+    mutating func removeAll(where matching: (Member) -> Bool) -> Self {
+        var (taken, kept) = (Self(nextID: nextID), Self(nextID: nextID))
+        if let entry = first {
+            if matching(entry.member) { taken.append(entry) } else { kept.append(entry) }
         }
+        for entry in later {
+            if matching(entry.member) { taken.append(entry) } else { kept.append(entry) }
+        }
+        self = kept
         return taken
     }
+
+    private init(nextID: UInt64) { self.nextID = nextID }
+
+    private mutating func append(_ entry: Entry) {
+        if first == nil { first = entry } else { later.append(entry) }
+    }
 }
+
+extension SharedMembers: Sendable where Member: Sendable {}
 
 /// One shared run: its members, their waiting continuations, and the value once there is one.
 private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {

@@ -6,7 +6,7 @@ extension SharedMembers<LoadCallbacks> {
     var wantProgress: Bool { contains { $0.wantsProgress } }
 
     /// Takes out those answered on the thread the load ends on (``LoadCallbacks/isAnsweredInPlace``).
-    mutating func removeAnsweredInPlace() -> [LoadCallbacks] {
+    mutating func removeAnsweredInPlace() -> Self {
         removeAll { $0.isAnsweredInPlace }
     }
 }

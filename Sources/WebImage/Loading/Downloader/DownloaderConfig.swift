@@ -105,10 +105,11 @@ public struct DownloaderConfig: Sendable {
         Self.accepts(contentType: mimeType, among: acceptableContentTypes)
     }
 
-    /// Whether `mimeType` is among `acceptable` (nil: any), directly or by its `family/*` or `*/*`.
-    static func accepts(contentType mimeType: String?, among acceptable: Set<String>?) -> Bool {
+    /// Whether the content type is among `acceptable` (nil: any), directly or by its `family/*` or `*/*`.
+    static func accepts(contentType: @autoclosure () -> String?, among acceptable: Set<String>?) -> Bool {
+        // The type is read from the fields only when there is a list to check it against (none by default).
         guard let acceptable else { return true }
-        guard let mimeType else { return false }
+        guard let mimeType = contentType() else { return false }
         if acceptable.contains(mimeType) { return true }
         let family = mimeType.prefix { $0 != "/" } + "/*"
         return acceptable.contains(String(family)) || acceptable.contains("*/*")

@@ -12,10 +12,9 @@ import Synchronization
 /// decoding them — the bulk setting, as `webimage prefetch` uses it.
 ///
 /// Through a downloader on the lean HTTP/1.1 client (``DownloaderConfig/Transport/http1``) the
-/// loads run on the client's event loops, callbacks included: keep those short. Each worker (at
-/// most the downloader's ``ImageDownloader/maxConcurrentDownloads``) then downloads on a
-/// keep-alive connection of its own, without an operation per image; each download still takes
-/// a slot in the downloader's queue, and other loads of the same URL share its request.
+/// loads run on the client's event loops, callbacks included: keep those short. Each worker
+/// then finds an idle keep-alive connection on its own loop; every load is an ordinary download
+/// (a slot in the downloader's queue, its request shared with other loads of the same URL).
 public final class ImagePrefetcher: Sendable {
     /// What an observer hears, summed over every running ``PrefetchToken`` (SD's delegate), each
     /// before the token's own progress or completion callback, as SD calls its delegate first.

@@ -60,12 +60,13 @@ public final class RedisConnection: Sendable {
         // certificate fails the connect with its reason instead of a later call with "closed".
         if url.usesTLS, commands.isEmpty { commands.append(RedisCommand("PING")) }
         guard !commands.isEmpty else { return channel.eventLoop.makeSucceededFuture(self) }
+        let sent = commands
         let channel = self.channel
         let deadline = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
-        return EventLoopFuture.whenAllComplete(send(commands), on: channel.eventLoop)
+        return EventLoopFuture.whenAllComplete(send(sent), on: channel.eventLoop)
             .flatMapThrowing { results in
                 deadline.cancel()
-                for (command, result) in zip(commands, results) {
+                for (command, result) in zip(sent, results) {
                     switch result {
                     case .success(.error(let message)): throw RedisError.connectionFailed("\(command.name) refused: \(message)")
                     case .success: continue

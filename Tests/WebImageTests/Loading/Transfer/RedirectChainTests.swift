@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// How the lean client (ordinary downloads and bulk lanes alike) follows redirects, as
+/// How every download (each carrier alike) follows redirects, as
 /// AsyncHTTPClient does.
 @Suite("RedirectChain")
 struct RedirectChainTests {

@@ -5,13 +5,13 @@ import NIOCore
 import NIOSSL
 import Synchronization
 
-/// One hop of a download on ``HTTP1Transport`` (the transfer follows redirects): the request, one
-/// retry of it when a reused connection dropped it unanswered, and the ``TransferTask`` its
-/// transfer stops it through. Ends exactly once: the transfer hears `finished()` or `failed(_:)`.
+/// One hop of a download on ``HTTP1Transport`` (the transfer follows redirects, and sends a hop
+/// once more when this one reports a kept-alive connection that dropped it unanswered): the
+/// request, and the ``TransferTask`` its transfer stops it through. Ends exactly once: the
+/// transfer hears `finished()` or `failed(_:unanswered:)`.
 final class HTTP1Exchange: TransferTask {
     private struct State {
         var connection: HTTP1Connection?
-        var retried = false
         var receivedHead = false
         var keepAlive = true
         var failure: (any Error)?
@@ -78,15 +78,11 @@ final class HTTP1Exchange: TransferTask {
 
     /// The connection closed (or was found closed) before the response ended.
     func connectionEnded(reused: Bool, error: any Error) {
-        let retry = state.withLock { state -> Bool in
+        let unanswered = state.withLock { state in
             state.connection = nil
-            // A kept-alive connection the server closed before answering: once more on a fresh one.
-            guard !state.isDone, reused, !state.receivedHead, !state.retried, state.failure == nil else { return false }
-            state.retried = true
-            return true
+            return reused && !state.receivedHead
         }
-        if retry { return transport.send(self) }
-        end(error)
+        end(error, unanswered: unanswered)
     }
 
     func connectFailed(_ error: any Error) {
@@ -109,12 +105,13 @@ final class HTTP1Exchange: TransferTask {
 
     // MARK: Internals
 
-    private func end(_ error: (any Error)?) {
+    private func end(_ error: (any Error)?, unanswered: Bool = false) {
         let (first, failure) = state.withLock { state in
             defer { state.isDone = true }
             return (!state.isDone, state.failure)
         }
         guard first else { return }
-        if let error = failure ?? error { transfer.failed(error) } else { transfer.finished() }
+        if let failure { return transfer.failed(failure) }
+        if let error { transfer.failed(error, unanswered: unanswered) } else { transfer.finished() }
     }
 }

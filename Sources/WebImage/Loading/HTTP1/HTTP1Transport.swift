@@ -12,9 +12,9 @@ import Synchronization
 /// less than half of AsyncHTTPClient's CPU per request (BENCHMARKS.md, "Bulk download") — and does
 /// only what a download needs: TLS as AsyncHTTPClient sets it up
 /// (NIOSSL, the system's trust roots, the host name checked — or the address, for an IP literal),
-/// a connect timeout, one retry of a request a reused connection dropped before
-/// answering, and cancellation. The transfer above it keeps the redirects, the idle timer, the limits
-/// and every check, whichever client carries its bytes.
+/// a connect timeout, word of a request a reused connection dropped before answering (the
+/// transfer sends it once more), and cancellation. The transfer above it keeps the redirects, the
+/// retry, the idle timer, the limits and every check, whichever client carries its bytes.
 final class HTTP1Transport: Sendable {
     private struct State {
         var idle: [String: [HTTP1Connection]] = [:]

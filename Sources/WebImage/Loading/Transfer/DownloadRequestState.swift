@@ -5,13 +5,17 @@ import NIOCore
 /// head, a body part, the hop's end or failure, the idle timer, a cancel — and returns what to do.
 /// ``DownloadTransfer`` only carries the actions out, on whichever carrier moves the bytes, so every
 /// carrier gets the same rules: the redirect chain, the head's checks, the body budget (a redirect's
-/// body counted, not kept), the idle and resource deadlines, progress pacing, error mapping and one end.
+/// body counted, not kept), the idle and resource deadlines, the retry of a request a kept-alive
+/// connection dropped unanswered, progress pacing, error mapping and one end.
 struct DownloadRequestState {
     /// What the transfer does next.
     enum Action {
         case none
         /// Ask the hop policy about this request, then carry it.
         case send(DownloadRequest)
+        /// Carry the hop's request once more, to the address the hop policy allowed it (not asked
+        /// again: a second answer could name another address).
+        case resend(DownloadRequest)
         /// Stop the hop in flight; its callers get `error`.
         case stopHop(WebImageError)
         /// Tell the callers how far the body is.
@@ -68,6 +72,8 @@ struct DownloadRequestState {
     private(set) var lastActivity: NIODeadline
     /// A hop is on a carrier (not between hops, not with the hop policy).
     private(set) var hopInFlight = false
+    /// The hop's request went out once more (a hop is retried at most once).
+    private var resent = false
     private(set) var isEnded = false
     /// The hop's body (a redirect's is counted, not kept).
     private(set) var body: ResponseBody
@@ -164,6 +170,7 @@ struct DownloadRequestState {
         hopInFlight = false
         if let (target, status) = redirect {
             body = ResponseBody(limit: limit, spill: spill)
+            resent = false
             switch redirects.follow(request, to: target, status: status) {
             case .success(let next): return .send(next)
             case .failure(let error): return end(.failure(mapped(error)))
@@ -173,9 +180,15 @@ struct DownloadRequestState {
         return end(.success(TransferOutput(data: body.data(), response: response)))
     }
 
-    /// The carrier failed the hop (our own stop reason wins).
-    mutating func hopFailed(_ error: any Error) -> Action {
+    /// The carrier failed the hop (our own stop reason wins). `unanswered`: the request went out
+    /// on a kept-alive connection that closed before any response, which a server may do to an
+    /// idle connection just as a request arrives (RFC 9112 §9.3.1): the hop goes once more.
+    mutating func hopFailed(_ error: any Error, unanswered: Bool = false) -> Action {
         hopInFlight = false
+        if unanswered, !resent, !isEnded, failure == nil {
+            resent = true
+            return .resend(request)
+        }
         return end(.failure(mapped(error)))
     }
 

@@ -18,6 +18,8 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         var machine: DownloadRequestState
         /// The carrier's task for the hop in flight.
         var task: (any TransferTask)?
+        /// Where the hop policy pinned the hop in flight, for a resend to go to the same address.
+        var address: String?
         /// The clock that shows the machine the time, from the first hop on.
         var clock: TransferClock?
     }
@@ -71,7 +73,11 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     }
 
     private func carry(_ request: DownloadRequest, address: String?) {
-        if case .failure(let error) = state.withLock({ $0.machine.allowed(request) }) { return failed(error) }
+        let allowed = state.withLock { state in
+            state.address = address
+            return state.machine.allowed(request)
+        }
+        if case .failure(let error) = allowed { return failed(error) }
         switch operation.carry(request, address: address, transfer: self) {
         case .failure(let error): failed(error)
         case .success(let task):
@@ -94,6 +100,12 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         case .send(let next):
             state.withLock { $0.task = nil }
             send(next)
+        case .resend(let request):
+            let address = state.withLock { state in
+                state.task = nil
+                return state.address
+            }
+            carry(request, address: address)
         case .stopHop(let error):
             (task ?? state.withLock { $0.task })?.fail(reason: error)
         case .progress(let received, let expected):
@@ -175,8 +187,9 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
         perform(state.withLock { $0.machine.hopEnded() })
     }
 
-    func failed(_ error: any Error) {
-        perform(state.withLock { $0.machine.hopFailed(error) })
+    /// The carrier failed the hop; `unanswered`: on a kept-alive connection that closed before any response.
+    func failed(_ error: any Error, unanswered: Bool = false) {
+        perform(state.withLock { $0.machine.hopFailed(error, unanswered: unanswered) })
     }
 
     /// Performs `action` for a carrier's callback; a stop fails its future too, which stops the request.

@@ -160,4 +160,45 @@ struct DownloadRequestStateTests {
         }
         #expect(reported == [1, 6, 10])
     }
+
+    @Test("a hop a kept-alive connection dropped unanswered goes once more, to the same request; a second drop, or any other failure, ends the download")
+    func unansweredHopResentOnce() {
+        let reset = ChannelError.eof
+        var state = machine()
+        _ = state.carried()
+        guard case .resend(let again) = state.hopFailed(reset, unanswered: true) else { Issue.record("not resent"); return }
+        #expect(again.url == start && again.headerFields[.authorization] == "Bearer x")
+        _ = state.allowed(again)
+        _ = state.carried()
+        guard case .finish(.failure) = state.hopFailed(reset, unanswered: true) else { Issue.record("resent twice"); return }
+
+        var answered = machine()
+        _ = answered.carried()
+        guard case .finish(.failure) = answered.hopFailed(reset) else { Issue.record("a failure that is not a dropped request was resent"); return }
+
+        var cancelled = machine()
+        _ = cancelled.carried()
+        _ = cancelled.cancel()
+        guard case .finish(.failure(.cancelled)) = cancelled.hopFailed(reset, unanswered: true) else {
+            Issue.record("a cancelled download was resent"); return
+        }
+    }
+
+    @Test("each hop of a redirect chain may go once more after an unanswered drop")
+    func resendPerHop() throws {
+        var state = machine()
+        _ = state.carried()
+        guard case .resend(let again) = state.hopFailed(ChannelError.eof, unanswered: true) else { Issue.record("not resent"); return }
+        _ = state.allowed(again)
+        _ = state.carried()
+        state.visited(start, now: t0)
+        _ = state.head(status: 302, location: target.absoluteString)
+        guard case .send(let next) = state.hopEnded() else { Issue.record("no next hop"); return }
+        _ = try state.allowed(next).get()
+        _ = state.carried()
+        guard case .resend(let nextAgain) = state.hopFailed(ChannelError.eof, unanswered: true) else {
+            Issue.record("the next hop was not resent"); return
+        }
+        #expect(nextAgain.url == target)
+    }
 }

@@ -44,6 +44,23 @@ struct DownloadHeadersTests {
         }
     }
 
+    @Test("every carrier sends a request's fields by one rule: its cookies as one line, no framing field a modifier set", arguments: DownloaderConfig.Transport.carriers)
+    func http1FieldRule(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
+            origin.route("/rule.png", .fixture("png-rgb.png"))
+            let modifier = RequestModifier { request in
+                var request = request
+                request.headerFields[values: .cookie] = ["a=1", "b=2"]
+                request.headerFields[.transferEncoding] = "chunked"
+                return request
+            }
+            _ = try await downloader.loadImage(with: origin.url("/rule.png"), context: ImageLoaderContext(requestModifier: modifier))
+            let request = try #require(origin.requests("/rule.png").first)
+            #expect(request.header("cookie") == "a=1; b=2")
+            #expect(request.header("transfer-encoding") == nil)
+        }
+    }
+
     @Test("a request modifier can redirect and add headers; nil fails with 2000 and sends nothing", arguments: DownloaderConfig.Transport.carriers)
     func requestModifier(_ carrier: DownloaderConfig.Transport) async throws {
         try await withOrigin(over: carrier) { origin, downloader in

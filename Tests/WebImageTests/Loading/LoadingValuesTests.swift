@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOHTTP1
 import Testing
 @testable import WebImage
@@ -26,16 +27,24 @@ struct LoadingValuesTests {
         #expect(DownloadResponse(response.httpResponse, url: request.url) == response)
     }
 
-    @Test("over HTTP/1.1 the cookie fields go as one Cookie line, every other field as it is")
-    func http1Fields() {
+    @Test("over HTTP/1.1 the cookie fields go as one Cookie line, framing fields not at all, every other field as it is — the same for both carriers")
+    func http1Fields() throws {
         var fields: HTTPFields = [.accept: "image/*"]
         fields[.cookie] = "a=1; b=2"
         fields.append(HTTPField(name: .accept, value: "*/*"))
+        fields[.transferEncoding] = "chunked"
+        fields[.contentLength] = "5"
         #expect(fields[values: .cookie] == ["a=1", "b=2"])  // HTTPFields splits them, as HTTP/2 sends them
-        let headers = HTTPHeaders(fields)
+        let headers = HTTPHeaders(requestFields: fields)
         #expect(headers["cookie"] == ["a=1; b=2"])
         #expect(headers["accept"] == ["image/*", "*/*"])
+        #expect(!headers.contains(name: "transfer-encoding") && !headers.contains(name: "content-length"))
         #expect(HTTPFields(headers)[values: .accept] == ["image/*", "*/*"])
+        // The lean carrier's bytes carry the same lines, after its request line and Host.
+        let request = DownloadRequest(url: try #require(URL(string: "http://a.example/x.png")), headerFields: fields)
+        let lines = String(buffer: request.http1Bytes(allocator: ByteBufferAllocator())).components(separatedBy: "\r\n")
+        let sent = lines.dropFirst(2).filter { !$0.isEmpty }.map { $0.lowercased() }
+        #expect(sent == headers.map { "\($0.name.lowercased()): \($0.value.lowercased())" })
     }
 
     @Test("loaders take a URL's scheme in any case, and only the whole name")

@@ -260,7 +260,7 @@ extension HTTPClient.Request {
     /// `request` for AsyncHTTPClient.
     init(_ request: DownloadRequest, tlsConfiguration: TLSConfiguration?) throws {
         try self.init(
-            url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: HTTPHeaders(request.headerFields),
+            url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: HTTPHeaders(requestFields: request.headerFields),
             body: nil, tlsConfiguration: tlsConfiguration)
     }
 }

@@ -33,17 +33,7 @@ extension DownloadRequest {
             }
             head.appendUTF8("\r\n")
         }
-        // `HTTPFields` keeps each cookie as its own field (as HTTP/2 sends them); HTTP/1.1 allows
-        // one `Cookie` line (RFC 6265 §5.4). There is no body, so framing fields are ours to say.
-        var cookies: [String] = []
-        for field in headerFields {
-            switch field.name {
-            case .cookie: cookies.append(field.value)
-            case .contentLength, .transferEncoding: continue
-            default: Self.append(field.name.rawName, field.value, to: &head)
-            }
-        }
-        if !cookies.isEmpty { Self.append(HTTPField.Name.cookie.rawName, cookies.joined(separator: "; "), to: &head) }
+        headerFields.forEachHTTP1RequestField { Self.append($0, $1, to: &head) }
         if Self.mayCarryBody(method) { head.appendUTF8("Content-Length: 0\r\n") }
         head.appendUTF8("\r\n")
         return allocator.buffer(bytes: head)

@@ -22,6 +22,22 @@ extension HTTPFields {
         joined = joined.map { $0 + ", " + value } ?? value
     }
 
+    /// A request's fields as HTTP/1.1 sends them, the one rule for every carrier: `HTTPFields` keeps
+    /// each cookie as its own `Cookie` field (as HTTP/2 sends them), HTTP/1.1 allows one `Cookie`
+    /// line (RFC 6265 §5.4), so they are joined with "; "; and no framing field: a download has no
+    /// body, and framing is the carrier's to say (a modifier's `Transfer-Encoding` would frame a body nobody sends).
+    func forEachHTTP1RequestField(_ body: (_ name: String, _ value: String) -> Void) {
+        var cookies: [String] = []
+        for field in self {
+            switch field.name {
+            case .cookie: cookies.append(field.value)
+            case .contentLength, .transferEncoding: continue
+            default: body(field.name.rawName, field.value)
+            }
+        }
+        if !cookies.isEmpty { body(HTTPField.Name.cookie.rawName, cookies.joined(separator: "; ")) }
+    }
+
     /// The fields of a response head AsyncHTTPClient parsed. NIO's parser accepts only token
     /// names, so none is dropped in practice; a name HTTPTypes would refuse is left out.
     init(_ headers: HTTPHeaders) {
@@ -32,16 +48,10 @@ extension HTTPFields {
 }
 
 extension HTTPHeaders {
-    /// The fields to send over HTTP/1.1. `HTTPFields` keeps each cookie as its own `Cookie` field
-    /// (as HTTP/2 sends them); HTTP/1.1 allows one `Cookie` line (RFC 6265 §5.4), so they are
-    /// joined with "; " again.
-    init(_ fields: HTTPFields) {
+    /// A request's fields for AsyncHTTPClient (``HTTPFields/forEachHTTP1RequestField(_:)``).
+    init(requestFields fields: HTTPFields) {
         self.init()
         reserveCapacity(fields.count)
-        var cookies: [String] = []
-        for field in fields {
-            if field.name == .cookie { cookies.append(field.value) } else { add(name: field.name.rawName, value: field.value) }
-        }
-        if !cookies.isEmpty { add(name: HTTPField.Name.cookie.rawName, value: cookies.joined(separator: "; ")) }
+        fields.forEachHTTP1RequestField { add(name: $0, value: $1) }
     }
 }

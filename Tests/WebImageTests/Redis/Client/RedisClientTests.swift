@@ -193,7 +193,7 @@ struct RedisTLSTests {
         var trusting = TLSConfiguration.makeClientConfiguration()
         trusting.trustRoots = .file(try SelfSignedCertificate.certificatePath())
         let client = try RedisClient(configuration: RedisClientConfiguration(
-            url: server.url, callTimeout: .seconds(2) * TestTiming.scale, connectTimeout: specConnectTimeout, tls: trusting))
+            url: server.url, callTimeout: .seconds(10) * TestTiming.scale, connectTimeout: specConnectTimeout, tls: trusting))
         // Generous: the first handshake with the system's trust roots loads the whole CA bundle.
         let stranger = try RedisClient(configuration: RedisClientConfiguration(
             url: server.url, callTimeout: .seconds(10) * TestTiming.scale, connectTimeout: .seconds(10) * TestTiming.scale))

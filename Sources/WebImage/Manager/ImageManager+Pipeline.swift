@@ -92,17 +92,11 @@ extension ImageManager {
         if isBlocked(request) { throw fail(.blackListed, request) }
     }
 
-    /// The loader that takes `request`, or why it may not go to one (only the cache may answer it).
-    /// A loaders manager's choice among its loaders is made here, once a load, not again when loading.
+    /// The loader that takes `request` (``ImageLoader/loader(for:)``: a loaders manager's choice is
+    /// made here, once a load), or why it may not go to one (only the cache may answer it).
     func loader(for request: LoadRequest) -> Result<any ImageLoader, WebImageError> {
         let url = request.url
-        let chosen: (any ImageLoader)?
-        if let manager = request.loader as? ImageLoadersManager {
-            chosen = manager.loader(for: url)
-        } else {
-            chosen = request.loader.canRequestImage(for: url) ? request.loader : nil
-        }
-        guard let chosen else { return .failure(.invalidURL(url.absoluteString)) }
+        guard let chosen = request.loader.loader(for: url) else { return .failure(.invalidURL(url.absoluteString)) }
         guard !request.options.contains(.fromCacheOnly), request.settings.shouldDownload?(url) ?? true else { return .failure(.notInCache) }
         return .success(chosen)
     }

@@ -99,7 +99,7 @@ package struct SharedMembers<Member>: Sequence {
     /// Adds `member`; the id it leaves by.
     mutating func add(_ member: Member) -> UInt64 {
         defer { nextID += 1 }
-        if first == nil { first = (nextID, member) } else { later.append((nextID, member)) }
+        append((nextID, member))
         return nextID
     }
 
@@ -136,12 +136,11 @@ package struct SharedMembers<Member>: Sequence {
     /// Takes out those `matching`, in order.
     mutating func removeAll(where matching: (Member) -> Bool) -> Self {
         var (taken, kept) = (Self(nextID: nextID), Self(nextID: nextID))
-        if let entry = first {
+        func sort(_ entry: Entry) {
             if matching(entry.member) { taken.append(entry) } else { kept.append(entry) }
         }
-        for entry in later {
-            if matching(entry.member) { taken.append(entry) } else { kept.append(entry) }
-        }
+        first.map(sort)
+        later.forEach(sort)
         self = kept
         return taken
     }

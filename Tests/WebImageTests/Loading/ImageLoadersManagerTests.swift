@@ -38,6 +38,18 @@ struct ImageLoadersManagerTests {
         #expect(try await manager.loadImage(with: file).image.format == .png)
     }
 
+    @Test("loader(for:) names the loader that would take a URL: the manager's pick among its loaders, a plain loader itself or nobody")
+    func loaderForURL() throws {
+        let manager = ImageLoadersManager(loaders: [MarkerLoader(scheme: "x", marker: "first")])
+        manager.addLoader(MarkerLoader(scheme: "x", marker: "last"))
+        let url = try #require(URL(string: "x://a/b.png"))
+        #expect((manager.loader(for: url) as? MarkerLoader)?.marker == "last")
+        #expect(manager.loader(for: try #require(URL(string: "y://a/b.png"))) == nil)
+        let plain = MarkerLoader(scheme: "x", marker: "plain")
+        #expect((plain.loader(for: url) as? MarkerLoader)?.marker == "plain")
+        #expect(plain.loader(for: try #require(URL(string: "y://a/b.png"))) == nil)
+    }
+
     @Test("no loader for the URL: 1000, delivered once and asynchronously")
     func unsupportedScheme() async throws {
         let manager = ImageLoadersManager(loaders: [])

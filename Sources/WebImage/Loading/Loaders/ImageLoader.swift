@@ -7,6 +7,11 @@ public protocol ImageLoader: Sendable {
     /// Whether this loader handles `url` (usually by scheme).
     func canRequestImage(for url: URL) -> Bool
 
+    /// The loader that would take `url`, or nil: by default this one when ``canRequestImage(for:)``
+    /// says so. A loader that hands URLs on to others (``ImageLoadersManager``) answers with the
+    /// one it picks, so a caller that checks and then loads picks once, not twice.
+    func loader(for url: URL) -> (any ImageLoader)?
+
     /// Starts loading `url`. `progress` may be called any number of times before `completed`,
     /// which is called exactly once — with ``WebImageError/cancelled`` when the returned
     /// operation is cancelled first. Both run on a background thread, never on a NIO event loop.
@@ -30,6 +35,10 @@ public protocol ImageLoader: Sendable {
 }
 
 extension ImageLoader {
+    public func loader(for url: URL) -> (any ImageLoader)? {
+        canRequestImage(for: url) ? self : nil
+    }
+
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
         error.shouldBlockFailedURL
     }

@@ -42,7 +42,7 @@ public final class ImageLoadersManager: ImageLoader {
     }
 
     /// The loader that takes `url`: the most recently added one that can.
-    func loader(for url: URL) -> (any ImageLoader)? {
+    public func loader(for url: URL) -> (any ImageLoader)? {
         entry(for: url)?.loader
     }
 

@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "CCodecLibraries", linkerSettings: [.linkedLibrary("dl")]),
         // ICC profiles to sRGB through Little CMS 2.
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        // The server's DNS: c-ares gives lookups a timeout without a thread each, and TTLs.
+        .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
         // The only hand-written C: setjmp traps so libjpeg/libpng errors never longjmp across Swift.
         .target(name: "CWebImageShims", dependencies: ["CJPEG", "CPNG"]),
         .target(
@@ -85,7 +87,11 @@ let package = Package(
             dependencies: [
                 "WebImage",
                 "WebImageRedis",
+                "CAres",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The connection guard: an HTTP/1 child channel of its own, and the decoded parts it watches.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

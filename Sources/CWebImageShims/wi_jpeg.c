@@ -1,6 +1,7 @@
 #include "wi_jpeg.h"
 
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,8 @@
 #include <jerror.h>
 
 // A progressive JPEG can carry thousands of tiny scans, each costing a full pass over the
-// coefficients (a known CPU bomb). Real encoders emit at most a few dozen.
+// coefficients (a known CPU bomb). Real encoders emit at most a few dozen. The default cap when
+// the caller sets none (wi_jpeg_set_limits).
 #define WI_JPEG_MAX_SCANS 500
 
 typedef struct {
@@ -57,16 +59,22 @@ struct wi_jpeg_decoder {
     int created;
     int failed;
     int started;
+    int max_scans;
+    int limit_hit;  // WI_JPEG_LIMIT_*
     JOCTET *icc;  // from jpeg_read_icc_profile (malloc'ed)
 };
 
+// libjpeg hands back the progress struct; the decoder that embeds it is found by its offset.
 static void wi_jpeg_progress(j_common_ptr cinfo) {
     if (cinfo->is_decompressor) {
         j_decompress_ptr d = (j_decompress_ptr)cinfo;
-        if (d->progressive_mode && d->input_scan_number > WI_JPEG_MAX_SCANS) {
+        wi_jpeg_decoder *dec = (wi_jpeg_decoder *)((char *)cinfo->progress - offsetof(wi_jpeg_decoder, progress));
+        // As djpeg -maxscans: any scan past the cap is refused (a sequential file has one per component).
+        if (d->input_scan_number > dec->max_scans) {
             wi_jpeg_error_mgr *err = (wi_jpeg_error_mgr *)cinfo->err;
+            dec->limit_hit = WI_JPEG_LIMIT_SCANS;
             snprintf(err->message, sizeof err->message,
-                     "progressive JPEG has more than %d scans", WI_JPEG_MAX_SCANS);
+                     "JPEG has more than %d scans", dec->max_scans);
             longjmp(err->jump, 1);
         }
     }
@@ -94,9 +102,24 @@ wi_jpeg_decoder *wi_jpeg_decoder_create(const uint8_t *data, size_t size) {
     }
     jpeg_create_decompress(&dec->cinfo);
     dec->created = 1;
+    dec->max_scans = WI_JPEG_MAX_SCANS;
     dec->progress.progress_monitor = wi_jpeg_progress;
     dec->cinfo.progress = &dec->progress;
     return dec;
+}
+
+void wi_jpeg_set_limits(wi_jpeg_decoder *dec, long max_memory, int max_scans) {
+    if (max_scans > 0) dec->max_scans = max_scans;
+    // With libjpeg-turbo's jmemnobs there is no backing store: whole-image arrays that do not
+    // fit in what is left of this are a libjpeg error (JERR_NO_BACKING_STORE), raised in C.
+    if (dec->created && max_memory > 0) dec->cinfo.mem->max_memory_to_use = max_memory;
+}
+
+int wi_jpeg_limit_hit(const wi_jpeg_decoder *dec) {
+    if (dec->limit_hit) return dec->limit_hit;
+    if (dec->err.pub.msg_code == JERR_NO_BACKING_STORE || dec->err.pub.msg_code == JERR_OUT_OF_MEMORY)
+        return WI_JPEG_LIMIT_MEMORY;
+    return WI_JPEG_LIMIT_NONE;
 }
 
 void wi_jpeg_decoder_destroy(wi_jpeg_decoder *dec) {
@@ -127,6 +150,13 @@ int wi_jpeg_read_header(wi_jpeg_decoder *dec, wi_jpeg_header *header) {
     header->is_cmyk = dec->cinfo.jpeg_color_space == JCS_CMYK || dec->cinfo.jpeg_color_space == JCS_YCCK;
     header->is_grayscale = dec->cinfo.jpeg_color_space == JCS_GRAYSCALE;
     header->is_progressive = dec->cinfo.progressive_mode;
+    // libjpeg keeps every coefficient of the image when it cannot emit rows scan by scan.
+    header->is_multi_scan = dec->cinfo.progressive_mode || dec->cinfo.comps_in_scan < dec->cinfo.num_components;
+    header->data_precision = dec->cinfo.data_precision;
+    for (int c = 0; c < dec->cinfo.num_components && c < 4; c++) {
+        header->h_samp[c] = dec->cinfo.comp_info[c].h_samp_factor;
+        header->v_samp[c] = dec->cinfo.comp_info[c].v_samp_factor;
+    }
     header->adobe_inverted = dec->cinfo.saw_Adobe_marker;
     for (jpeg_saved_marker_ptr m = dec->cinfo.marker_list; m; m = m->next) {
         if (m->marker == JPEG_APP0 + 1 && m->data_length >= 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {

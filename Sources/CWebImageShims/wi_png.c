@@ -102,6 +102,10 @@ wi_png_decoder *wi_png_decoder_create(uint64_t max_pixels) {
     // Our own pixel limit is checked in the info callback; lift libpng's 1M-per-side default so
     // the typed error is ours, and keep its chunk-size guard.
     png_set_user_limits(dec->png, 0x7fffffff, 0x7fffffff);
+    // Chunks nobody reads are dropped unread: libpng would otherwise keep up to 1000 of them,
+    // each up to its 8 MB chunk limit, which no decode plan could bound.
+    static const png_byte unread[] = "tEXt\0zTXt\0iTXt\0sPLT\0eXIf\0hIST\0pCAL\0sCAL\0";
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, unread, 8);
     png_set_progressive_read_fn(dec->png, dec, wi_png_info_fn, wi_png_row_fn, wi_png_end_fn);
     return dec;
 }

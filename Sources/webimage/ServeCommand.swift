@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             (or /unsafe/... with --allow-unsafe). Signatures are thumbor's: HMAC-SHA1 of the path after the \
             signature with a key from WEBIMAGE_SECURITY_KEY (comma-separated keys are all accepted, so a key \
             can rotate), URL-safe base64. GET /healthz answers while the process is up, GET /readyz while it \
-            takes work. WEBIMAGE_REDIS_URL (redis://[user:pass@]host:port/db, rediss:// for TLS) adds a \
+            takes work. GET /metrics (Prometheus text) and DELETE /purge?url=SOURCE (with \
+            WEBIMAGE_PURGE_TOKEN as a bearer token) answer on the admin listener only: --admin-host \
+            (127.0.0.1) and --admin-port (the port after --port; off = no admin listener). WEBIMAGE_REDIS_URL (redis://[user:pass@]host:port/db, rediss:// for TLS) adds a \
             shared tier: sources and variants in Redis after the local caches, purges sent to every instance.
 
             Sources are http(s) only and must resolve to public addresses: loopback, private, link-local \
@@ -24,9 +26,15 @@ struct ServeCommand: AsyncParsableCommand {
             --drain-grace seconds while images are still served, then stops taking connections, finishes \
             what is running and exits 0.
 
+            Connections: a request head must be complete within --header-timeout seconds (from the \
+            connection's opening, or the next request's first byte) and fit in --max-header-bytes (431 \
+            past it); a kept-alive connection idles --idle-timeout seconds at most; past \
+            --max-connections open at once a new one gets 503 and a close.
+
             A fleet: --print-nginx-config --upstream HOST:PORT ... prints an nginx site that routes each \
-            request by its source (every variant of a source on one instance), retries a dead instance's \
-            GETs on the next one, and with --edge-cache DIR caches variants in nginx too.
+            request by its source (every variant of a source on one instance), retries a GET once on the \
+            next instance when one is down, serves images and health only (never /metrics or /purge), \
+            and with --edge-cache DIR caches variants in nginx too.
 
             Example:
               WEBIMAGE_SECURITY_KEY=secret webimage serve --port 8080
@@ -55,6 +63,18 @@ struct ServeCommand: AsyncParsableCommand {
     var maxCacheSize: ByteSize?
     @Option(name: .customLong("max-redirects"), help: "Redirects followed per source, each hop checked.") var maxRedirects = 3
     @Option(name: .customLong("source-timeout"), help: "Seconds a source download may stay idle.") var sourceTimeout = 10.0
+    @Option(name: .customLong("source-deadline"), help: "Seconds a whole source download may take (a source that drips bytes still ends).")
+    var sourceDeadline = 20.0
+    @Option(name: .customLong("max-memory"), help: ArgumentHelp(
+        "Memory the variants being made may plan to hold at once, e.g. 1GiB; a request waits for its share (default: half the cgroup's memory.max, else of RAM).",
+        valueName: "SIZE"))
+    var maxMemory: ByteSize?
+    @Option(name: .customLong("max-request-memory"), help: ArgumentHelp(
+        "Memory one variant may plan to hold at its peak (decode, filters, encode); past it 413 before any work (default: half of --max-memory, at most 1GiB).",
+        valueName: "SIZE"))
+    var maxRequestMemory: ByteSize?
+    @Option(name: .customLong("max-progressive-scans"), help: "Scans of a progressive JPEG decoded at most; past it 413.")
+    var maxProgressiveScans = 100
     @Option(name: .customLong("request-deadline"), help: "Seconds a request may take before the answer is 504.") var requestDeadline = 30.0
     @Option(name: .customLong("result-max-age"), help: "Cache-Control max-age of variants, seconds.") var resultMaxAge = 365 * 24 * 3600
     @Option(help: "Variants made at once (more wait; past --queue-limit the answer is 429).") var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
@@ -62,6 +82,20 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var certificates: CertificateAuthorityOptions
     @Flag(name: .customLong("access-log"), help: "Log one line per image request (status, bytes, ms, path without its query).")
     var accessLog = false
+    @Option(name: .customLong("header-timeout"), help: "Seconds a request head may take (from the connection's opening or the request's first byte); then the connection is closed.")
+    var headerTimeout = 10.0
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a kept-alive connection may wait for its next request.")
+    var idleTimeout = 60.0
+    @Option(name: .customLong("max-header-bytes"), help: "Bytes of a request head, request line included (431 past it).")
+    var maxHeaderBytes = 16 * 1024
+    @Option(name: .customLong("max-connections"), help: "Client connections open at once; past it a new one gets 503 and a close.")
+    var maxConnections = 1024
+    @Option(name: .customLong("admin-host"), help: "Address of the admin listener (GET /metrics, DELETE /purge).")
+    var adminHost = "127.0.0.1"
+    @Option(name: .customLong("admin-port"), help: ArgumentHelp(
+        "Port of the admin listener; off = none (no /metrics, no purge). Default: --port + 1 (any free port with --port 0).",
+        valueName: "PORT|off"))
+    var adminPort: String?
     @Option(name: .customLong("drain-grace"), help: "Seconds /readyz answers 503 on SIGTERM while images are still served, before the server stops taking work (0 = at once).")
     var drainGrace = 5.0
     @OptionGroup var nginx: NginxConfigOptions
@@ -93,6 +127,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxCacheBytes = maxCacheSize?.bytes ?? configuration.maxCacheBytes
         configuration.maxRedirects = maxRedirects
         configuration.sourceTimeout = sourceTimeout
+        configuration.sourceDeadline = sourceDeadline
+        if let maxMemory { configuration.maxMemory = maxMemory.bytes }
+        configuration.maxRequestMemory = maxRequestMemory?.bytes
+            ?? (maxMemory.map { min($0.bytes / 2, 1 << 30) } ?? configuration.maxRequestMemory)
+        configuration.maxProgressiveScans = maxProgressiveScans
         configuration.resultMaxAge = resultMaxAge
         configuration.concurrency = concurrency
         configuration.queueLimit = queueLimit
@@ -104,16 +143,33 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         for (name, value) in [("--max-source-bytes", Int(maxSourceBytes)), ("--max-source-pixels", maxSourcePixels),
                               ("--max-output-pixels", maxOutputPixels), ("--max-animation-bytes", maxAnimationBytes),
-                              ("--concurrency", concurrency)] where value <= 0 {
+                              ("--concurrency", concurrency), ("--max-progressive-scans", maxProgressiveScans),
+                              ("--max-memory", configuration.maxMemory), ("--max-request-memory", configuration.maxRequestMemory)] where value <= 0 {
             throw ValidationError("\(name) must be greater than 0")
         }
-        guard sourceTimeout > 0, requestDeadline > 0 else { throw ValidationError("--source-timeout and --request-deadline must be greater than 0") }
+        guard sourceTimeout > 0, sourceDeadline > 0, sourceDeadline < 1e9, requestDeadline > 0 else {
+            throw ValidationError("--source-timeout, --source-deadline and --request-deadline must be greater than 0")
+        }
         // A deadline is what keeps a stuck request from holding its slot: it must be a real one.
         guard requestDeadline < 1e9 else { throw ValidationError("--request-deadline must be a number of seconds (below 1e9)") }
         configuration.requestDeadline = .milliseconds(Int64((requestDeadline * 1000).rounded()))
         guard drainGrace >= 0, drainGrace < 1e6 else { throw ValidationError("--drain-grace must be 0 or more seconds") }
         guard maxRedirects >= 0, resultMaxAge >= 0 else { throw ValidationError("--max-redirects and --result-max-age cannot be negative") }
+        for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)] where !(seconds > 0 && seconds < 1e6) {
+            throw ValidationError("\(name) must be a number of seconds greater than 0")
+        }
+        configuration.headerTimeout = .milliseconds(Int64((headerTimeout * 1000).rounded()))
+        configuration.idleTimeout = .milliseconds(Int64((idleTimeout * 1000).rounded()))
+        // Below a request line with a full-length path the limit would refuse valid image requests.
+        guard maxHeaderBytes >= ImageServer.maxPathBytes + 1024 else {
+            throw ValidationError("--max-header-bytes must be at least \(ImageServer.maxPathBytes + 1024) (a path may take \(ImageServer.maxPathBytes))")
+        }
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be greater than 0") }
+        configuration.maxHeaderBytes = maxHeaderBytes
+        configuration.maxConnections = maxConnections
+        let admin = try adminListener()
 
+        MallocTuning.mapAllocations(from: 1 << 20)
         var logger = Logger(label: "webimage.serve")
         logger.logLevel = environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .notice
         let server = ImageServer(configuration: configuration, logger: logger)
@@ -121,17 +177,58 @@ struct ServeCommand: AsyncParsableCommand {
         let host = self.host, port = self.port
         let router = Router()
         server.addRoutes(to: router)
-        let app = Application(
-            router: router,
+        var applications: [Application<RouterResponder<BasicRequestContext>>] = []
+        // The banner waits for the admin listener's port (it may be any free one) to print it too.
+        let (adminBound, adminBinding) = AsyncStream.makeStream(of: Int.self)
+        if let admin {
+            let adminRouter = Router()
+            server.addAdminRoutes(to: adminRouter)
+            var limits = configuration.connectionLimits
+            limits.maxConnections = min(limits.maxConnections, 64)  // a scraper and an operator, not the public
+            applications.append(Application(
+                router: adminRouter, server: .guardedHTTP1(limits),
+                configuration: ApplicationConfiguration(address: .hostname(admin.host, port: admin.port), serverName: "webimage"),
+                onServerRunning: { channel in
+                    server.serving(on: channel.localAddress)
+                    adminBinding.yield(channel.localAddress?.port ?? admin.port)
+                },
+                logger: logger))
+        } else {
+            adminBinding.finish()
+        }
+        applications.append(Application(
+            router: router, server: .guardedHTTP1(configuration.connectionLimits),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "webimage"),
             onServerRunning: { channel in
+                // Sources on this address and port are the server itself: refused.
+                server.serving(on: channel.localAddress)
                 let bound = channel.localAddress?.port ?? port
-                let lines = ["webimage serve: listening on http://\(host):\(bound)"] + settings.map { "  " + $0 }
+                var adminLine = "admin (GET /metrics, DELETE /purge): off"
+                if let admin, let adminPort = await adminBound.first(where: { _ in true }) {
+                    adminLine = "admin (GET /metrics, DELETE /purge): http://\(admin.host):\(adminPort)"
+                }
+                let lines = ["webimage serve: listening on http://\(host):\(bound)", adminLine] + settings.map { "  " + $0 }
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             },
-            logger: logger)
+            logger: logger))
         let drain = ImageServerDrainService(server: server, grace: .milliseconds(Int64((drainGrace * 1000).rounded())))
-        try await drain.run(beside: app, logger: logger)
+        try await drain.run(beside: applications, logger: logger)
         await server.shutdown()
+    }
+
+    /// Where the admin routes listen: `--admin-host`, and `--admin-port` or the port after `--port`
+    /// (any free one with `--port 0`); nil with `--admin-port off`.
+    private func adminListener() throws -> (host: String, port: Int)? {
+        switch adminPort {
+        case "off":
+            return nil
+        case nil:
+            guard port < 65535 else { throw ValidationError("--port 65535 leaves no port after it for the admin listener: pass --admin-port") }
+            return (adminHost, port == 0 ? 0 : port + 1)
+        case let text?:
+            guard let number = Int(text), (0...65535).contains(number) else { throw ValidationError("--admin-port must be 0–65535 or off") }
+            guard number == 0 || number != port else { throw ValidationError("--admin-port must differ from --port") }
+            return (adminHost, number)
+        }
     }
 }

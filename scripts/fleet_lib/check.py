@@ -1,7 +1,7 @@
 """scripts/fleet check: a fleet of its own (3 instances, unsafe URLs) in front of a loopback origin
 that serves generated JPEGs and counts requests per path; a concurrent mixed load; the issue's
 "must show" as assertions; then down. The Redis-dependent ones skip, saying so, while the server
-binary reports no Redis tier (no webimage_redis series in /metrics)."""
+binary reports no Redis tier (no webimage_redis series in its admin /metrics)."""
 import http.client
 import os
 import shutil
@@ -73,7 +73,19 @@ class Client:
         self.port = port
         self.local = threading.local()
 
-    def request(self, method, path, headers=None):
+    def request(self, method, path, headers=None, port=None):
+        if port is not None:  # one request on a connection of its own (an instance's admin listener)
+            started = time.monotonic()
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            try:
+                connection.request(method, path, headers=headers or {})
+                response = connection.getresponse()
+                body = response.read()
+                return response.status, body.decode(errors="replace"), time.monotonic() - started
+            except (OSError, http.client.HTTPException):
+                return 0, "", time.monotonic() - started
+            finally:
+                connection.close()
         started = time.monotonic()
         for attempt in range(2):
             connection = getattr(self.local, "connection", None)
@@ -156,16 +168,32 @@ class Check:
         spread = {u: list(self.routes.values()).count(u) for u in set(self.routes.values())}
         self.expect(len(spread) == 3, f"sources per instance: {sorted(spread.values())}")
 
+    def admin_face(self):
+        print("nginx's face: images and health only", flush=True)
+        token = self.fleet.state["purge_token"]
+        replies = {f"{method} {path}": self.client.request(method, path, {"Authorization": f"Bearer {token}"})[0]
+                   for method, path in (("GET", "/metrics"), ("GET", "/metrics/"), ("GET", "/%6Detrics"),
+                                        ("DELETE", f"/purge?url={self.origin.source_url(0)}"), ("GET", "/purge"))}
+        self.expect(all(status in (403, 404) for status in replies.values()),
+                    f"/metrics and /purge through nginx refused, never proxied: {replies}")
+        instance = self.fleet.instance(1)
+        status, body, _ = self.client.request("GET", "/metrics", port=instance["admin_port"])
+        self.expect(status == 200 and "webimage_" in body, f"/metrics on instance 1's admin listener: {status}")
+        status, _, _ = self.client.request("GET", "/metrics", port=instance["port"])
+        self.expect(status != 200, f"/metrics on instance 1's public listener: {status} (not 200)")
+
     def purge(self):
-        print("purge through nginx", flush=True)
+        print("purge on the admin listener of the instance that holds the source", flush=True)
         token = self.fleet.state["purge_token"]
         for kind in range(3):
             source = kind  # one source per variant kind: its first request after the purge
             before = self.origin.count(source)
-            status, upstream, _ = self.client.request(
-                "DELETE", f"/purge?url={self.origin.source_url(source)}", {"Authorization": f"Bearer {token}"})
-            self.expect(status == 200 and upstream == self.routes[source],
-                        f"purge of source {source}: {status} from {upstream} (its variants live on {self.routes[source]})")
+            owner = self.fleet.instance_at(self.routes[source])
+            status, body, _ = self.client.request(
+                "DELETE", f"/purge?url={self.origin.source_url(source)}", {"Authorization": f"Bearer {token}"},
+                port=owner["admin_port"])
+            self.expect(status == 200 and "purged" in body,
+                        f"purge of source {source}: {status} {body.strip()} from {self.routes[source]}'s admin listener")
             replies = [self.client.request("GET", variant(self.origin, source, k)) for k in [kind] + [k for k in range(3) if k != kind]]
             self.expect(all(r[0] == 200 for r in replies) and self.origin.count(source) == before + 1,
                         f"after it, the next request (variant {kind}) refetched the source ({before} -> "
@@ -206,7 +234,7 @@ class Check:
                     f"{retried} answered after nginx retried on the next instance" + (f" — {failed[:3]}" if failed else ""))
         if not redis_tier:
             print(f"  SKIP new variants of the killed instance's {len(orphans)} sources made from Redis with no origin fetch:"
-                  " this server binary reports no Redis tier (no webimage_redis series in /metrics)")
+                  " this server binary reports no Redis tier (no webimage_redis series in its admin /metrics)")
         else:
             # The load above already asked the next instances for new variants of the orphans.
             replies = self.load([(s, variant(self.origin, s, 40)) for s in orphans])
@@ -244,6 +272,7 @@ def run_check():
         check = Check(fleet, origin, failures)
         redis_tier = fleet.has_redis_tier()
         check.mixed_load()
+        check.admin_face()
         check.purge()
         check.scale_out()
         check.kill_mid_load(redis_tier)

@@ -71,7 +71,7 @@ class Fleet:
         self.state = {
             "binary": release_binary(), "allow_unsafe": allow_unsafe, "purge_token": secrets.token_hex(16),
             "redis": {"port": free_port(), "pid": None}, "nginx": {"port": free_port(), "pid": None},
-            "instances": [{"port": free_port(), "pid": None} for _ in range(instances)],
+            "instances": [{"port": free_port(), "admin_port": free_port(), "pid": None} for _ in range(instances)],
         }
         self.save()
         try:
@@ -161,7 +161,9 @@ class Fleet:
             return
         directory = self.instance_dir(index)
         (directory / "cache").mkdir(parents=True, exist_ok=True)
+        # /metrics and purge answer on the admin listener only; nginx's site never proxies them.
         argv = [self.state["binary"], "serve", "--host", "127.0.0.1", "--port", str(instance["port"]),
+                "--admin-host", "127.0.0.1", "--admin-port", str(instance["admin_port"]),
                 "--cache-dir", str(directory / "cache"), "--allow-loopback-sources", "--drain-grace", DRAIN_GRACE]
         if self.state["allow_unsafe"]:
             argv.append("--allow-unsafe")
@@ -185,7 +187,7 @@ class Fleet:
         wait_gone(instance["pid"], "webimage", 5)
 
     def add(self):
-        self.require_state()["instances"].append({"port": free_port(), "pid": None})
+        self.require_state()["instances"].append({"port": free_port(), "admin_port": free_port(), "pid": None})
         self.save()
         index = len(self.state["instances"])
         self.start(index)
@@ -193,11 +195,22 @@ class Fleet:
         self.reload_nginx()
         return index
 
+    def admin_url(self, instance):
+        """An instance's admin listener (GET /metrics, DELETE /purge)."""
+        return f"http://127.0.0.1:{instance['admin_port']}"
+
+    def instance_at(self, upstream):
+        """The instance nginx names `127.0.0.1:PORT` in X-Upstream."""
+        for instance in self.require_state()["instances"]:
+            if upstream == f"127.0.0.1:{instance['port']}":
+                return instance
+        raise FleetError(f"no instance listens at {upstream}")
+
     def has_redis_tier(self):
-        """Whether the server reports a Redis tier (a webimage_redis series in /metrics)."""
+        """Whether the server reports a Redis tier (a webimage_redis series in its admin /metrics)."""
         for instance in self.state["instances"]:
             if alive(instance.get("pid"), "webimage"):
-                return "webimage_redis" in http_text(f"http://127.0.0.1:{instance['port']}/metrics")
+                return "webimage_redis" in http_text(f"{self.admin_url(instance)}/metrics")
         return False
 
     # MARK: nginx
@@ -263,11 +276,13 @@ http {{
             running = alive(instance.get("pid"), "webimage")
             ready = http_status(f"http://127.0.0.1:{instance['port']}/readyz") if running else None
             print(f"instance {index} port {instance['port']:<6} pid {instance.get('pid') or '-':<8} "
-                  f"{'up' if running else 'down'}{f' (readyz {ready})' if running else ''}")
+                  f"{'up' if running else 'down'}{f' (readyz {ready})' if running else ''}; admin {self.admin_url(instance)}")
         nginx = state["nginx"]
         running = alive(nginx.get("pid"), "nginx")
         print(f"nginx      port {nginx['port']:<6} pid {nginx.get('pid') or '-':<8} {'up' if running else 'down'}")
         print(f"redis tier: {'reported by the server' if self.has_redis_tier() else 'not reported by this server binary'}")
-        print(f"purge: DELETE {self.url}/purge?url=SOURCE with 'Authorization: Bearer {state['purge_token']}'")
+        # Any instance's purge reaches every one through the Redis tier's purge channel.
+        print(f"purge: DELETE {self.admin_url(state['instances'][0])}/purge?url=SOURCE (an instance's admin listener) "
+              f"with 'Authorization: Bearer {state['purge_token']}'")
         print(f"logs: {self.dir}")
         print(f"fleet: {self.url}")

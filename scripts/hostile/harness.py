@@ -3,35 +3,48 @@ verdict lines (`ok` / `FAIL` with a reason)."""
 import http.client
 import io
 import sys
+import time
 
 from PIL import Image
 
 
 class Answer:
-    def __init__(self, status=None, body=b"", error=None):
+    def __init__(self, status=None, body=b"", error=None, headers=None):
         self.status, self.body, self.error = status, body, error
+        self.headers = headers or {}  # lower-case name -> value
+        self.seconds = None  # from sending to the whole body read
 
     def __str__(self):
         return str(self.status) if self.status is not None else f"no answer ({self.error})"
+
+    def why(self):
+        """The status with the server's own sentence when it sent one (a refusal's reason)."""
+        text = self.body[:160].decode("utf-8", "replace").strip() if self.status and self.status >= 400 else ""
+        return f"{self} ({text})" if text else str(self)
 
     @property
     def refused(self):
         return self.status is not None and 400 <= self.status < 500
 
 
-def get(port, path, timeout=30):
-    """GET `path` exactly as written (no re-encoding) from the server on 127.0.0.1:`port`."""
+def get(port, path, timeout=30, headers=None, method="GET"):
+    """GET `path` exactly as written (no re-encoding) from the server on 127.0.0.1:`port`;
+    `headers` add to (or replace) the default Accept."""
+    fields = {"Accept": "image/png,image/jpeg,image/gif", **(headers or {})}
+    started = time.monotonic()
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-        conn.putrequest("GET", path, skip_accept_encoding=True)
-        conn.putheader("Accept", "image/png,image/jpeg,image/gif")
+        conn.putrequest(method, path, skip_accept_encoding=True)
+        for name, value in fields.items():
+            conn.putheader(name, value)
         conn.endheaders()
         response = conn.getresponse()
-        answer = Answer(response.status, response.read())
+        answer = Answer(response.status, response.read(), headers={k.lower(): v for k, v in response.getheaders()})
         conn.close()
-        return answer
     except (OSError, http.client.HTTPException) as error:
-        return Answer(error=f"{type(error).__name__}: {error}")
+        answer = Answer(error=f"{type(error).__name__}: {error}")
+    answer.seconds = time.monotonic() - started
+    return answer
 
 
 def image_size(body):
@@ -71,3 +84,18 @@ class Report:
 def fail_fast(message):
     print(f"hostile-check: {message}", file=sys.stderr)
     sys.exit(2)
+
+
+def metrics(port):
+    """The server's /metrics on `port` (the admin listener's when it has one): series -> value."""
+    answer = get(port, "/metrics", timeout=10, headers={"Accept": "text/plain"})
+    series = {}
+    if answer.status == 200:
+        for line in answer.body.decode("utf-8", "replace").splitlines():
+            if line and not line.startswith("#"):
+                name, _, value = line.rpartition(" ")
+                try:
+                    series[name] = float(value)
+                except ValueError:
+                    pass
+    return series

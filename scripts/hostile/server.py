@@ -16,18 +16,47 @@ def _die_with_parent():
     os.umask(0o022)  # a usual umask, so the cache modes checked are the server's own doing
 
 
+_help = {}
+
+
+def serve_flags(binary):
+    """The long flags `webimage serve --help` lists (rows use a flag only once the server has it)."""
+    if binary not in _help:
+        text = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True, timeout=30).stdout
+        _help[binary] = set(re.findall(r"--[a-z][a-z0-9-]+", text))
+    return _help[binary]
+
+
+def free_port(address="127.0.0.1"):
+    import socket
+    with socket.socket() as sock:
+        sock.bind((address, 0))
+        return sock.getsockname()[1]
+
+
 class Server:
-    def __init__(self, binary, args, env, log_path, name):
+    def __init__(self, binary, args, env, log_path, name, host="127.0.0.1", group=None, admin_port=None):
         self.binary, self.args, self.env, self.log_path, self.name = binary, args, env, log_path, name
+        self.host, self.group = host, group  # group: a cgroup.Group the server runs in
+        # Where /metrics and purge answer: the admin listener when the server has one.
+        self.admin_port = admin_port
         self.peak_kb = 0  # highest VmHWM seen across resets
         self.restarts = 0
         self.start()
 
     def start(self):
+        self.oom_seen = self.group.oom_kills() if self.group is not None else 0
         self.log = open(self.log_path, "ab")
+        admin = ["--admin-port", str(self.admin_port)] if self.admin_port else []
+
+        def prepare():
+            _die_with_parent()
+            if self.group is not None and self.group.usable:
+                self.group.join_self()
+
         self.proc = subprocess.Popen(
-            [self.binary, "serve", "--host", "127.0.0.1", "--port", "0", *self.args],
-            stdout=subprocess.PIPE, stderr=self.log, env=self.env, preexec_fn=_die_with_parent)
+            [self.binary, "serve", "--host", self.host, "--port", "0", *admin, *self.args],
+            stdout=subprocess.PIPE, stderr=self.log, env=self.env, preexec_fn=prepare)
         port = []
         reader = threading.Thread(target=self._read_port, args=(port,), daemon=True)
         reader.start()
@@ -43,13 +72,41 @@ class Server:
             if match:
                 port.append(int(match.group(1)))
                 break
-        # Keep draining stdout so the server never blocks on a full pipe.
-        threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True).start()
+        # Keep draining stdout so the server never blocks on a full pipe; its settings lines kept.
+        self.settings = []
+
+        def drain():
+            for line in self.proc.stdout:
+                if len(self.settings) < 100:
+                    self.settings.append(line.decode("utf-8", "replace").rstrip())
+
+        threading.Thread(target=drain, daemon=True).start()
+
+    @property
+    def control_port(self):
+        return self.admin_port or self.port
+
+    def exit_reason(self):
+        """How the process ended, naming an OOM kill when the cgroup counted one."""
+        why = _status(self.proc.returncode)
+        if self.group is not None and self.group.oom_kills() > self.oom_seen:
+            self.oom_seen = self.group.oom_kills()
+            why += ", OOM-killed in its cgroup"
+        return f"server exited ({why})"
+
+    def cpu_seconds(self):
+        """utime + stime of the process so far (/proc/PID/stat), or None."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return None
 
     def alive(self):
         """None when the process runs and /healthz answers 200, else why not."""
         if self.proc.poll() is not None:
-            return f"server exited ({_status(self.proc.returncode)})"
+            return self.exit_reason()
         try:
             conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
             conn.request("GET", "/healthz")
@@ -58,7 +115,7 @@ class Server:
         except OSError as error:
             try:
                 self.proc.wait(3)  # a crashing process may still be writing its backtrace
-                return f"server exited ({_status(self.proc.returncode)})"
+                return self.exit_reason()
             except subprocess.TimeoutExpired:
                 return f"/healthz unreachable ({error})"
         return None if status == 200 else f"/healthz answered {status}"

@@ -2,3 +2,4 @@
 #include "wi_jpeg.h"
 #include "wi_png.h"
 #include "wi_xattr.h"
+#include "wi_malloc.h"

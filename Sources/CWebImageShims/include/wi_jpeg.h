@@ -14,6 +14,10 @@ typedef struct {
     int is_cmyk;          // CMYK or YCCK source: decode with wi_jpeg_start(..., want_cmyk = 1)
     int is_grayscale;
     int is_progressive;
+    int is_multi_scan;    // progressive, or components in separate scans: whole-image coefficient arrays
+    int data_precision;   // bits per sample (8, or 12 for a 12-bit file)
+    int h_samp[4];        // sampling factors of the first four components (0 past num_components)
+    int v_samp[4];
     int adobe_inverted;   // Adobe APP14 marker seen: CMYK samples are stored inverted
     const uint8_t *exif;  // APP1 payload starting with "Exif\0\0", or NULL
     size_t exif_length;
@@ -33,6 +37,18 @@ const char *wi_jpeg_first_warning(const wi_jpeg_decoder *dec);
 int wi_jpeg_truncated(const wi_jpeg_decoder *dec);
 
 int wi_jpeg_read_header(wi_jpeg_decoder *dec, wi_jpeg_header *header);
+
+enum {
+    WI_JPEG_LIMIT_NONE = 0,
+    WI_JPEG_LIMIT_SCANS = 1,   // more scans than the cap
+    WI_JPEG_LIMIT_MEMORY = 2,  // libjpeg needed more memory than max_memory allowed
+};
+/// Caps what the decode may do; call before wi_jpeg_start. max_memory (bytes, 0 = libjpeg's
+/// default) bounds libjpeg's own allocations; max_scans (0 = the default of 500) bounds the scans
+/// read. Passing either is an error raised inside libjpeg, reported by wi_jpeg_limit_hit.
+void wi_jpeg_set_limits(wi_jpeg_decoder *dec, long max_memory, int max_scans);
+/// Which limit stopped the decode (WI_JPEG_LIMIT_*), after a call returned -1.
+int wi_jpeg_limit_hit(const wi_jpeg_decoder *dec);
 /// Starts decompression scaled by scale_num/8 (1...16). Output is RGBA8 (alpha 255), or raw
 /// CMYK when want_cmyk is set. Writes the scaled output size.
 int wi_jpeg_start(wi_jpeg_decoder *dec, unsigned scale_num, int want_cmyk,

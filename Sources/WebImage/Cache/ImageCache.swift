@@ -366,7 +366,7 @@ extension ImageCoderError {
         switch self {
         case .emptyData, .truncated, .corrupt: true
         case .unsupportedFormat(let format): format == .undefined
-        case .tooLarge, .encodingFailed, .outOfMemory, .libraryUnavailable: false
+        case .tooLarge, .encodingFailed, .outOfMemory, .libraryUnavailable, .decodeBudgetExceeded, .tooManyScans: false
         }
     }
 }

@@ -21,6 +21,12 @@ public protocol ImageCoder: Sendable {
     /// never shares — a coder's state or closures cannot be compared. A stateless coder can return
     /// its type's name.
     var coderKey: String? { get }
+    /// The most bytes decoding an image with this `header` under `options` allocates at its peak:
+    /// the bitmaps at the size the decode really makes, every frame it keeps, the resampling and
+    /// colour-conversion copies, and the codec's own buffers. An upper bound, planned from the
+    /// header alone (``header(of:)``); the encoded bytes themselves are not counted. The default is
+    /// a generous guess for coders that do not say.
+    func decodingCost(of header: ImageHeader, options: ImageDecodeOptions) -> Int
 }
 
 extension ImageCoder {

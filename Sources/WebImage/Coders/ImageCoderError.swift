@@ -17,6 +17,13 @@ public enum ImageCoderError: Error, Sendable, Hashable, CustomStringConvertible 
     case encodingFailed(ImageFormat, reason: String)
     /// Memory for the pixel buffer could not be allocated.
     case outOfMemory
+    /// The decode would allocate about `planned` bytes at its peak (bitmaps and the decoder's own
+    /// buffers), more than ``ImageDecodeOptions/maxDecodeBytes`` allows; refused before that
+    /// memory is allocated (or, for a decoder that counts its own, when its count passed `limit`).
+    case decodeBudgetExceeded(planned: Int, limit: Int)
+    /// The JPEG has more scans than ``ImageDecodeOptions/maxProgressiveScans`` allows (each scan
+    /// is another pass over the whole image).
+    case tooManyScans(limit: Int)
     /// The codec library for `format` could not be opened (it is loaded on first use, not at
     /// start): `library` is the file looked for, `package` the Debian package that installs it.
     case libraryUnavailable(ImageFormat, library: String, package: String, reason: String)
@@ -34,6 +41,10 @@ public enum ImageCoderError: Error, Sendable, Hashable, CustomStringConvertible 
             "image is \(w)x\(h) (\(w * h) pixels), over the decode limit of \(limit) pixels"
         case .encodingFailed(let format, let reason): "cannot encode \(format.rawValue): \(reason)"
         case .outOfMemory: "out of memory while decoding"
+        case .decodeBudgetExceeded(let planned, let limit):
+            "decoding needs about \(planned / 1_048_576 + 1) MiB (\(planned) bytes), over the decode budget of \(limit) bytes; ask for a smaller size or raise the budget"
+        case .tooManyScans(let limit):
+            "the JPEG has more than \(limit) progressive scans, over the scan limit; re-encode it or raise the limit"
         case .libraryUnavailable(let format, let library, let package, let reason):
             "\(format.rawValue) images need \(library), which could not be loaded (\(reason)); on Debian: apt install \(package)"
         }

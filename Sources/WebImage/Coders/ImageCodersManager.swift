@@ -83,7 +83,9 @@ public final class ImageCodersManager: ProgressiveImageCoder, AnimatedImageCoder
         guard let coder = firstCoder(where: { $0.canDecode(data) }) else {
             throw ImageCoderError.unsupportedFormat(ImageFormat.detect(data))
         }
-        return try coder.header(of: data)
+        var header = try coder.header(of: data)
+        header.dataSize = data.count
+        return header
     }
 
     fileprivate func progressiveCoder(for data: Data) -> (any ProgressiveImageCoder)? {

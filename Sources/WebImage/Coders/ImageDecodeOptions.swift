@@ -31,6 +31,15 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// browsers show them. `false` keeps the pixels as encoded and puts the profile on
     /// ``Image/colorProfile`` (encoders embed it), for a pipeline that manages colour itself.
     public var convertsToSRGB: Bool
+    /// The most bytes a decode may allocate at its peak — output bitmaps, every kept frame, the
+    /// codec's own buffers — as planned by ``ImageCoder/decodingCost(of:options:)``. A decode whose
+    /// plan is larger throws ``ImageCoderError/decodeBudgetExceeded(planned:limit:)`` before
+    /// allocating; libjpeg also gets it as its own memory cap. `nil` = no limit.
+    public var maxDecodeBytes: Int?
+    /// The most scans a JPEG may have (a progressive file can carry thousands, each a pass over the
+    /// whole image). Past it the decode throws ``ImageCoderError/tooManyScans(limit:)``. `nil` =
+    /// libjpeg's own cap in WebImage, 500.
+    public var maxProgressiveScans: Int?
 
     /// Default animation budget: 512 MB of frames, e.g. 250 frames of 1080p.
     public static let defaultMaxAnimationBytes = 512 * 1024 * 1024
@@ -43,7 +52,9 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         decodeFirstFrameOnly: Bool = false,
         maxPixelCount: Int = ImageDecodeOptions.defaultMaxPixelCount,
         maxAnimationBytes: Int? = ImageDecodeOptions.defaultMaxAnimationBytes,
-        convertsToSRGB: Bool = true
+        convertsToSRGB: Bool = true,
+        maxDecodeBytes: Int? = nil,
+        maxProgressiveScans: Int? = nil
     ) {
         self.scaleFactor = scaleFactor
         self.thumbnailPixelSize = thumbnailPixelSize
@@ -53,9 +64,19 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         self.maxPixelCount = maxPixelCount
         self.maxAnimationBytes = maxAnimationBytes
         self.convertsToSRGB = convertsToSRGB
+        self.maxDecodeBytes = maxDecodeBytes
+        self.maxProgressiveScans = maxProgressiveScans
     }
 
     public static let `default` = ImageDecodeOptions()
+
+    /// Throws ``ImageCoderError/decodeBudgetExceeded(planned:limit:)`` when `planned` is over
+    /// ``maxDecodeBytes``.
+    func checkDecodeBudget(_ planned: Int) throws(ImageCoderError) {
+        if let limit = maxDecodeBytes, planned > limit {
+            throw .decodeBudgetExceeded(planned: planned, limit: limit)
+        }
+    }
 
     /// Throws ``ImageCoderError/tooLarge(width:height:limit:)`` when a header's size is over the limit.
     func checkPixelLimit(width: Int, height: Int) throws {

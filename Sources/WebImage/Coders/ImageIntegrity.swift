@@ -26,14 +26,18 @@ public enum ImageIntegrity {
     /// throws ``ImageCoderError/truncated(_:)``, ``ImageCoderError/corrupt(_:reason:)``,
     /// ``ImageCoderError/tooLarge(width:height:limit:)``, ``ImageCoderError/emptyData`` or
     /// ``ImageCoderError/unsupportedFormat(_:)`` otherwise.
+    /// `maxDecodeBytes` bounds the one format checked by decoding (JPEG XL): past it the check
+    /// throws ``ImageCoderError/decodeBudgetExceeded(planned:limit:)`` before decoding.
     public static func check(
         _ data: Data, maxPixelCount: Int = ImageDecodeOptions.defaultMaxPixelCount,
-        maxAnimationBytes: Int? = ImageDecodeOptions.defaultMaxAnimationBytes
+        maxAnimationBytes: Int? = ImageDecodeOptions.defaultMaxAnimationBytes, maxDecodeBytes: Int? = nil
     ) throws(ImageCoderError) {
         guard !data.isEmpty else { throw .emptyData }
         let format = ImageFormat.detect(data)
         if format == .jpegXL {
-            return try checkJXL(data, options: ImageDecodeOptions(maxPixelCount: maxPixelCount, maxAnimationBytes: maxAnimationBytes))
+            var options = ImageDecodeOptions(maxPixelCount: maxPixelCount, maxAnimationBytes: maxAnimationBytes)
+            options.maxDecodeBytes = maxDecodeBytes
+            return try checkJXL(data, options: options)
         }
         let outcome: Result<Void, ImageCoderError> = data.withUnsafeBytes { bytes in
             do throws(ImageCoderError) {

@@ -10,7 +10,12 @@ import Foundation
 public struct StructureCheckCoder: ImageCoder {
     public static let placeholder = Image(bitmap: Bitmap(width: 1, height: 1))
 
-    public init() {}
+    /// The most a check may allocate: JPEG XL, which only a decode can check, is refused past it.
+    public let maxDecodeBytes: Int?
+
+    public init(maxDecodeBytes: Int? = nil) {
+        self.maxDecodeBytes = maxDecodeBytes
+    }
 
     /// Stateless: every structure check decodes alike, so repeats of a URL share one download.
     public var coderKey: String? { "StructureCheckCoder" }
@@ -18,7 +23,8 @@ public struct StructureCheckCoder: ImageCoder {
     public func canDecode(_ data: Data) -> Bool { ImageCodersManager.shared.canDecode(data) }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        try ImageIntegrity.check(data, maxPixelCount: options.maxPixelCount, maxAnimationBytes: options.maxAnimationBytes)
+        try ImageIntegrity.check(data, maxPixelCount: options.maxPixelCount, maxAnimationBytes: options.maxAnimationBytes,
+                                 maxDecodeBytes: options.maxDecodeBytes ?? maxDecodeBytes)
         return Self.placeholder
     }
 

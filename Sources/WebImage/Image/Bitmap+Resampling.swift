@@ -37,7 +37,7 @@ extension Bitmap {
     }
 
     /// The box factor for a reduction by `ratio`: about half of it, so the filter still has work.
-    private static func boxFactor(_ ratio: Double) -> Int {
+    static func boxFactor(_ ratio: Double) -> Int {
         min(maximumBoxFactor, max(1, Int(ratio / 2)))
     }
 

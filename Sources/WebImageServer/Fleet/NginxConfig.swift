@@ -3,7 +3,11 @@
 /// variant of one source meets on one instance, where its fetch, cache entry and request merging
 /// live (`hash … consistent`: adding a fourth instance moves about a quarter of the sources).
 ///
-/// A GET on an instance that is down or answers 503 (draining) is retried on the next one; the
+/// The site is the public face: GETs of images and health only. `/metrics` and `/purge` are refused
+/// by nginx (the instances serve them on their admin listeners, `--admin-host/--admin-port`), and any
+/// other method is refused. A GET on an instance that is down or answers 503 (draining) is retried
+/// once on the next one, and only within ``nextUpstreamTimeout`` of its start: a request that killed
+/// an instance kills at most one more, and one that wedged an instance is never passed on. The
 /// instance that answered is in `X-Upstream`. With ``edgeCacheDirectory`` nginx keeps variants too,
 /// honouring the server's `Cache-Control` and `Vary: Accept` (purge does not reach that cache: keep
 /// `--result-max-age` short when it is on).
@@ -19,9 +23,16 @@ public struct NginxConfig: Sendable, Hashable {
     public var failTimeout = 10
     /// Idle connections kept open to the instances, per nginx worker.
     public var keepalive = 32
-    /// Instances one request may try, and the seconds all tries may take.
-    public var nextUpstreamTries = 3
-    public var nextUpstreamTimeout = 30
+    /// Seconds nginx keeps an idle connection to an instance: below the server's `--idle-timeout`
+    /// (60 s), so nginx never sends a request on a connection the instance is closing.
+    public var keepaliveTimeout = 30
+    /// Instances one request may try: 2, the first and one more. nginx cannot tell a connection
+    /// refused from a connection reset by an instance the request killed (`error` covers
+    /// connecting, sending and reading the header alike), so the tries are the budget.
+    public var nextUpstreamTries = 2
+    /// Seconds from a request's first try within which it may be passed on: a refused or timed-out
+    /// connect (`proxy_connect_timeout` 2 s) fits, a request that held an instance longer does not.
+    public var nextUpstreamTimeout = 5
     /// The command line that made this text, written in its header (nil = none).
     public var commandLine: String?
 
@@ -47,28 +58,20 @@ public struct NginxConfig: Sendable, Hashable {
             "",
             "# The source cut out of the thumbor path by a regex generated from the server's own parser",
             "# (SourceRoutePattern; nginx's PCRE and the specs' ICU read it alike). Other paths",
-            "# (/healthz, /readyz, /metrics) keep their own URI as the key: any instance answers them.",
+            "# (/healthz, /readyz) keep their own URI as the key: any instance answers them.",
             "map $request_uri $webimage_source {",
             "    \(Self.quoted("~" + SourceRoutePattern.imagePattern)) $\(SourceRoutePattern.captureName);",
             "    default $request_uri;",
             "}",
             "",
-            "# DELETE /purge?url=SOURCE goes where that source's variants live.",
-            "map $arg_url $webimage_purge_source {",
-            "    \(Self.quoted("~" + SourceRoutePattern.purgePattern)) $\(SourceRoutePattern.purgeCaptureName);",
-            "}",
-            "map $uri $webimage_route {",
-            "    /purge $webimage_purge_source;",
-            "    default $webimage_source;",
-            "}",
-            "",
             "upstream webimage {",
-            "    hash $webimage_route consistent;",
+            "    hash $webimage_source consistent;",
         ]
         // Out after maxFails failures for failTimeout seconds; the next instance on the ring takes its sources.
         lines += upstreams.map { "    server \($0) max_fails=\(maxFails) fail_timeout=\(failTimeout)s;" }
         lines += [
             "    keepalive \(keepalive);",
+            "    keepalive_timeout \(keepaliveTimeout)s;",
             "}",
             "",
         ]
@@ -84,16 +87,29 @@ public struct NginxConfig: Sendable, Hashable {
             "    listen \(listen);",
             "    server_name _;",
             "",
+            "    # The operator's routes are on each instance's admin listener, never on this site.",
+            "    location ~ ^/(metrics|purge)/*$ {",
+            "        return 404;",
+            "    }",
+            "",
             "    location / {",
+            "        # Images and health are GETs (and HEADs); nothing else reaches an instance.",
+            "        limit_except GET {",
+            "            deny all;",
+            "        }",
             "        proxy_pass http://webimage;",
             "        # Keep-alive to the instances: HTTP/1.1 and no Connection: close passed on.",
             "        proxy_http_version 1.1;",
             "        proxy_set_header Connection \"\";",
             "        proxy_set_header Host $host;",
             "        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
-            "        # A dead instance (refused, reset: `error`) or a draining one (503) costs a retry, not an error;",
-            "        # nginx retries only what it has not started sending, and never a POST. Not http_502: the",
-            "        # server's 502 means the *origin* failed, and asking every instance would fetch it N times.",
+            "        # The server reads no cookie, and a site's cookies must not push a head past its --max-header-bytes.",
+            "        proxy_set_header Cookie \"\";",
+            "        # A dead instance (refused: `error`, or a connect `timeout`) or a draining one (503) costs one",
+            "        # retry, not an error. `error` is also an instance dying mid-request, perhaps of this request:",
+            "        # nginx cannot tell the two apart, so a request gets two tries, and only within a few seconds",
+            "        # of its start. Not http_502: the server's 502 means the *origin* failed, and asking every",
+            "        # instance would fetch it N times.",
             "        proxy_next_upstream error timeout http_503;",
             "        proxy_next_upstream_tries \(nextUpstreamTries);",
             "        proxy_next_upstream_timeout \(nextUpstreamTimeout)s;",

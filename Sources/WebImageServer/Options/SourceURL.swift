@@ -1,7 +1,9 @@
 import Foundation
 
 /// The source URL a thumbor path names, by thumbor's rules: no scheme means http, `http:/host` (a
-/// proxy merged the slashes) means `http://host`, and any other scheme is refused outright.
+/// proxy merged the slashes) means `http://host`, and any other scheme is refused outright. A plain
+/// host is spelled as the fetch spells it (``SourceHost``), and the scheme in lower case, so every
+/// spelling of a source has one cache key and one purge.
 enum SourceURL {
     static func parse(_ source: String) throws(ServerFailure) -> URL {
         var text = source
@@ -21,6 +23,16 @@ enum SourceURL {
               url.host?.isEmpty == false else {
             throw .badRequest("the source URL is malformed")
         }
-        return url
+        // Only a plain host is respelt; any other is refused before a fetch and never cached.
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let host = components.percentEncodedHost, SourceResolver.isPlainHost(host) else { return url }
+        let spelling = SourceHost.urlSpelling(host)
+        let scheme = components.scheme?.lowercased()
+        guard spelling != host || scheme != components.scheme else { return url }
+        guard spelling != "", spelling != "[]" else { throw .badRequest("the source URL is malformed") }
+        components.scheme = scheme
+        components.percentEncodedHost = spelling
+        guard let respelt = components.url else { throw .badRequest("the source URL is malformed") }
+        return respelt
     }
 }

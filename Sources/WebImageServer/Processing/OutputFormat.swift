@@ -17,7 +17,6 @@ struct OutputFormat: Equatable {
             self.init(format: requested, negotiated: false)
             return
         }
-        let accepted = Self.acceptedTypes(accept)
         let fallback: ImageFormat
         if source.isAnimated {
             fallback = .gif
@@ -28,15 +27,23 @@ struct OutputFormat: Equatable {
             default: fallback = source.hasAlpha ? .png : .jpeg
             }
         }
-        // In the server's order of preference: only a strictly higher q passes one before it.
+        let format = Self.negotiated(Self.acceptedTypes(accept), fallback: fallback, animated: source.isAnimated, encodable: encodable)
+        // Nothing acceptable (no Accept, or q=0 everywhere): the source's format all the same.
+        self.init(format: format, negotiated: accept != nil)
+    }
+
+    /// Among AVIF, WebP and `fallback`, in the server's order of preference, the one `accepted`
+    /// ranks highest: only a strictly higher q passes one before it.
+    private static func negotiated(
+        _ accepted: [String: Double], fallback: ImageFormat, animated: Bool, encodable: (ImageFormat) -> Bool
+    ) -> ImageFormat {
         var best = (format: fallback, quality: 0.0)
         var candidates: [(format: ImageFormat, quality: Double)] = []
-        if !source.isAnimated, encodable(.avif) { candidates.append((.avif, accepted["image/avif"] ?? 0)) }
+        if !animated, encodable(.avif) { candidates.append((.avif, accepted["image/avif"] ?? 0)) }
         if encodable(.webp) { candidates.append((.webp, accepted["image/webp"] ?? 0)) }
-        candidates.append((fallback, Self.quality(of: fallback, in: accepted)))
+        candidates.append((fallback, quality(of: fallback, in: accepted)))
         for candidate in candidates where candidate.quality > best.quality { best = candidate }
-        // Nothing acceptable (no Accept, or q=0 everywhere): the source's format all the same.
-        self.init(format: best.format, negotiated: accept != nil)
+        return best.format
     }
 
     private init(format: ImageFormat, negotiated: Bool) {
@@ -44,15 +51,26 @@ struct OutputFormat: Equatable {
         self.negotiated = negotiated
     }
 
-    /// The part of `Accept` that can change the format (a result-cache key part): the q-values
-    /// of the formats a variant can take, or `plain` when neither AVIF nor WebP is acceptable
-    /// (the source's format then, whatever else is said).
-    static func negotiationKey(_ accept: String?) -> String {
+    /// The part of `Accept` that can change the format (a result-cache key part): the format it
+    /// negotiates for each kind of source (a still JPEG, PNG or GIF, an animation) — never the
+    /// header's text, so spellings and q-values that choose alike share one cached variant.
+    static func negotiationKey(_ accept: String?, encodable: (ImageFormat) -> Bool) -> String {
         let accepted = acceptedTypes(accept)
-        let modern = [accepted["image/avif"] ?? 0, accepted["image/webp"] ?? 0]
-        guard modern.contains(where: { $0 > 0 }) else { return "plain" }
-        let sources = [ImageFormat.jpeg, .png, .gif].map { quality(of: $0, in: accepted) }
-        return (modern + sources).map { String($0) }.joined(separator: "/")
+        let kinds: [(ImageFormat, Bool)] = [(.jpeg, false), (.png, false), (.gif, false), (.gif, true)]
+        return kinds.map { negotiated(accepted, fallback: $0.0, animated: $0.1, encodable: encodable).rawValue }.joined(separator: "/")
+    }
+
+    /// Every format a variant may be written as for a client whose `Accept` is `accept`, whatever
+    /// the source turns out to be (what the cost plan prices before the decode).
+    static func candidates(_ accept: String?, encodable: (ImageFormat) -> Bool) -> [ImageFormat] {
+        let accepted = acceptedTypes(accept)
+        let kinds: [(ImageFormat, Bool)] = [(.jpeg, false), (.png, false), (.gif, false), (.gif, true)]
+        var formats: [ImageFormat] = []
+        for (fallback, animated) in kinds {
+            let format = negotiated(accepted, fallback: fallback, animated: animated, encodable: encodable)
+            if !formats.contains(format) { formats.append(format) }
+        }
+        return formats
     }
 
     /// The q `Accept` gives a format the client may not name: its own type's, else `image/*`'s,

@@ -4,14 +4,9 @@ import WebImage
 
 /// Turns a decoded source into the variant a thumbor path asks for, with WebImage's transformers:
 /// `trim` first, then geometry (``ThumborGeometry``: crop box, then scale), flips, then the filters
-/// in the order given.
-///
-/// Filters understood: `format(jpeg|png|webp|gif|avif)`, `quality(0–100)`, `blur(radius[,sigma])`,
-/// `rotate(degrees)` (whole multiples of 90 modulo 360, counter-clockwise, as thumbor), `round_corner(a[|b],r,g,b[,1])`
-/// (one radius; `1` = transparent corners), `fill(color|transparent)` (flattens transparency onto the
-/// colour), `grayscale()`, `no_upscale()`, `upscale()`, `strip_icc()` and `strip_exif()` (WebImage's
-/// encoders write neither, so both always hold), `max_bytes(n)` (lower quality until the output
-/// fits). Any other filter is ignored with a log line, as thumbor does.
+/// in the order given. Filters are rows of ``FilterTable``: their arguments parsed by its grammar
+/// (an encoder setting that does not parse is a 400; any other filter that does not, or one the
+/// table lacks, is ignored with a log line, as thumbor does).
 public struct ThumborProcessor: Sendable {
     /// What the request asked of the encoder.
     public struct Output: Sendable, Hashable {
@@ -19,6 +14,15 @@ public struct ThumborProcessor: Sendable {
         public var format: ImageFormat?
         public var quality: Int?
         public var maxBytes: Int?
+    }
+
+    /// One step of the variant's pipeline, planned on sizes before any pixel is made.
+    struct Step {
+        let name: String
+        let transformer: any ImageTransformer
+        /// The size the step makes.
+        let size: PixelSize
+        let cost: FilterCost
     }
 
     let path: ThumborPath
@@ -33,23 +37,8 @@ public struct ThumborProcessor: Sendable {
     public func output() throws(ThumborPathError) -> Output {
         var output = Output()
         for filter in path.filters {
-            switch filter.name {
-            case "format":
-                guard let name = filter.arguments.first?.lowercased(),
-                      let format = ["jpeg": ImageFormat.jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif, "avif": .avif][name]
-                else { throw .badFilter(filter.description) }
-                output.format = format
-            case "quality":
-                guard let value = filter.arguments.first.flatMap({ Int($0) }), (0...100).contains(value) else {
-                    throw .badFilter(filter.description)
-                }
-                output.quality = value
-            case "max_bytes":
-                guard let value = filter.arguments.first.flatMap({ Int($0) }), value > 0 else { throw .badFilter(filter.description) }
-                output.maxBytes = value
-            default:
-                break
-            }
+            guard let row = FilterTable.row(named: filter.name), case .output(let apply) = row.action else { continue }
+            guard let values = row.values(of: filter), apply(&output, values) else { throw .badFilter(filter.description) }
         }
         return output
     }
@@ -86,18 +75,60 @@ public struct ThumborProcessor: Sendable {
         return decoded == size ? nil : DecodeBox(size: decoded, keepsAspectRatio: true)
     }
 
+    /// The steps that turn a decode of `decoded` pixels (upright size; `oriented` when its EXIF
+    /// orientation is still to be applied) of a source whose upright size is `source` into the
+    /// variant: the list ``process(_:sourceSize:budget:)`` runs and the cost plan adds up.
+    func steps(decoded: PixelSize, oriented: Bool, source: PixelSize) -> [Step] {
+        let geometry = geometry(forSource: source)
+        let region = geometry.region.scaled(from: source, to: decoded)
+        var steps: [Step] = []
+        var size = decoded
+        func add(_ name: String, _ transformer: any ImageTransformer, _ next: PixelSize, _ cost: FilterCost) {
+            steps.append(Step(name: name, transformer: transformer, size: next, cost: cost))
+            size = next
+        }
+        // The encoders write no EXIF, so the pixels must leave upright: a full-size crop turns them.
+        if region != PixelRect(x: 0, y: 0, width: decoded.width, height: decoded.height) || oriented {
+            add("crop", CroppingTransformer(rect: region), PixelSize(width: region.width, height: region.height), .copy)
+        }
+        if geometry.size != size {
+            add("resize", ResizingTransformer(size: geometry.size, scaleMode: .fill), geometry.size, Self.resizeCost(from: size, to: geometry.size))
+        }
+        if path.flipHorizontally || path.flipVertically {
+            add("flip", FlippingTransformer(horizontal: path.flipHorizontally, vertical: path.flipVertically), size, .copy)
+        }
+        for filter in path.filters {
+            guard let row = FilterTable.row(named: filter.name) else {
+                logger.info("ignoring unknown filter", metadata: ["filter": "\(filter.name)"])
+                continue
+            }
+            guard case .pixels(let make) = row.action else { continue }
+            guard let values = row.values(of: filter) else {
+                logger.info("ignoring a filter whose arguments do not parse", metadata: ["filter": "\(filter.name)"])
+                continue
+            }
+            if let (transformer, next) = make(values, size) { add(row.name, transformer, next, row.cost) }
+        }
+        return steps
+    }
+
     /// The variant's pixels from `image`, a decode of a source whose upright size is
     /// `sourceSize` — smaller when it was decoded to ``decodeBox(forSource:)``: the geometry is
     /// worked out on the source's own size (a crop box is in its pixels) and mapped onto the
-    /// decoded ones. Every step's size is checked against `budget` before its pixels are made
-    /// (throws ``OutputBudget/Exceeded``). Returns nil when a transformer cannot apply.
-    public func process(_ image: Image, sourceSize: PixelSize? = nil, budget: OutputBudget = .unlimited) throws(OutputBudget.Exceeded) -> Image? {
+    /// decoded ones. Before each step its size and its peak bytes (the image it reads, the one it
+    /// makes, its scratch) are checked against `budget` (throws ``OutputBudget/Exceeded``), and once
+    /// `isCancelled` says so the work stops between steps (`CancellationError`). Returns nil when a
+    /// transformer cannot apply.
+    public func process(
+        _ image: Image, sourceSize: PixelSize? = nil, budget: OutputBudget = .unlimited, isCancelled: () -> Bool = { false }
+    ) throws -> Image? {
         var image = image
         var source = sourceSize ?? image.uprightSize
         let frames = image.frames.count
         if let trim = path.trim {
             // Trim works on the upright pixels and comes before everything else (thumbor's order).
             let size = image.uprightSize
+            try budget.check(bytes: 2 * image.cost, size: size, frames: frames)
             if image.orientation != .up, let upright = CroppingTransformer(rect: PixelRect(x: 0, y: 0, width: size.width, height: size.height)).transform(image, forKey: "") {
                 image = upright
             }
@@ -108,31 +139,14 @@ public struct ThumborProcessor: Sendable {
             }
             source = image.uprightSize
         }
-        let decoded = image.uprightSize
-        let geometry = geometry(forSource: source)
-        let region = geometry.region.scaled(from: source, to: decoded)
-        var steps: [any ImageTransformer] = []
-        var size = decoded
-        func add(_ transformer: any ImageTransformer, making next: PixelSize) throws(OutputBudget.Exceeded) {
-            try budget.check(next, frames: frames)
-            steps.append(transformer)
-            size = next
+        for step in steps(decoded: image.uprightSize, oriented: image.orientation != .up, source: source) {
+            if isCancelled() { throw CancellationError() }
+            let (live, overflow) = image.cost.addingReportingOverflow(step.cost.bytes(for: step.size, frames: frames))
+            try budget.check(bytes: overflow ? .max : live, size: step.size, frames: frames)
+            guard let next = step.transformer.transform(image, forKey: "") else { return nil }
+            image = next
         }
-        // The encoders write no EXIF, so the pixels must leave upright: a full-size crop turns them.
-        if region != PixelRect(x: 0, y: 0, width: decoded.width, height: decoded.height) || image.orientation != .up {
-            try add(CroppingTransformer(rect: region), making: PixelSize(width: region.width, height: region.height))
-        }
-        if geometry.size != size {
-            try add(ResizingTransformer(size: geometry.size, scaleMode: .fill), making: geometry.size)
-        }
-        if path.flipHorizontally || path.flipVertically {
-            try add(FlippingTransformer(horizontal: path.flipHorizontally, vertical: path.flipVertically), making: size)
-        }
-        for filter in path.filters {
-            if let step = transformer(for: filter, size: size) { try add(step.0, making: step.1) }
-        }
-        guard !steps.isEmpty else { return image }
-        return PipelineTransformer(steps).transform(image, forKey: "")
+        return image
     }
 
     private func geometry(forSource size: PixelSize) -> ThumborGeometry {
@@ -140,85 +154,25 @@ public struct ThumborProcessor: Sendable {
         return ThumborGeometry(source: size, path: path, upscale: names.contains("upscale"), noUpscale: names.contains("no_upscale"))
     }
 
-    /// The transformer a filter asks for on a `size` image, with the size it makes.
-    private func transformer(for filter: ThumborFilter, size: PixelSize) -> (any ImageTransformer, PixelSize)? {
-        let numbers = filter.arguments.map { Double($0) }
-        switch filter.name {
-        case "format", "quality", "max_bytes", "no_upscale", "upscale", "strip_icc", "strip_exif":
-            return nil  // encoder settings or geometry, handled elsewhere
-        case "grayscale":
-            return (GrayscaleTransformer(), size)
-        case "blur":
-            guard let radius = numbers.first ?? nil, radius > 0 else { return nil }
-            return (BlurTransformer(radius: min(numbers.count > 1 ? numbers[1] ?? radius : radius, 150)), size)
-        case "rotate":
-            guard let quarterTurns = filter.arguments.first.flatMap(Self.quarterTurns), quarterTurns > 0 else { return nil }
-            let angle = Double(quarterTurns) * .pi / 2
-            return (RotationTransformer(angle: angle, fitSize: true), Bitmap.rotatedSize(size, angle: angle, fitSize: true))
-        case "round_corner":
-            guard let radiusText = filter.arguments.first, let radius = Double(radiusText.split(separator: "|")[0]), radius > 0 else { return nil }
-            return (RoundCornerTransformer(cornerRadius: radius), size)
-        case "fill":
-            guard let color = filter.arguments.first.flatMap(Self.color), color.a > 0 else { return nil }
-            return (FillTransformer(color: color), size)
-        default:
-            logger.info("ignoring unknown filter", metadata: ["filter": "\(filter.name)"])
-            return nil
-        }
+    /// The resampler's scratch: a ring of filtered rows and a source row as floats (16 bytes a
+    /// pixel), and for a big reduction the box-averaged copy it starts from (at most a quarter
+    /// of the input).
+    static func resizeCost(from input: PixelSize, to output: PixelSize) -> FilterCost {
+        let outputPixels = max(1, output.width * output.height)
+        let ring = 16 * (32 * output.width + input.width) / outputPixels + 1
+        let shrinks = output.width * 2 < input.width || output.height * 2 < input.height
+        let boxCopy = shrinks ? input.width * input.height / outputPixels + 1 : 0
+        return FilterCost(scratchBytesPerPixel: ring + boxCopy, makesBitmap: true, passes: 2)
     }
 
     /// thumbor's `rotate(degrees)`: whole degrees, a multiple of 90 taken modulo 360, as 0–3
     /// quarter turns; nil for anything else (the filter is then ignored, as thumbor does).
     static func quarterTurns(_ text: String) -> Int? {
-        guard let degrees = Int(text), degrees % 90 == 0 else { return nil }
-        return (degrees % 360 + 360) % 360 / 90
+        FilterArgument.number.parse(text)?.integer.flatMap(quarterTurns(degrees:))
     }
 
-    /// thumbor's colours: a name it knows, or hex `rgb`/`rrggbb`; `transparent`.
-    static func color(_ text: String) -> RGBA? {
-        let named: [String: RGBA] = [
-            "white": RGBA(r: 255, g: 255, b: 255), "black": RGBA(r: 0, g: 0, b: 0), "red": RGBA(r: 255, g: 0, b: 0),
-            "green": RGBA(r: 0, g: 128, b: 0), "blue": RGBA(r: 0, g: 0, b: 255), "transparent": RGBA(r: 0, g: 0, b: 0, a: 0),
-        ]
-        let lower = text.lowercased()
-        if let color = named[lower] { return color }
-        let hex = lower.hasPrefix("#") ? String(lower.dropFirst()) : lower
-        guard hex.count == 3 || hex.count == 6, let value = UInt32(hex, radix: 16) else { return nil }
-        if hex.count == 3 {
-            func expand(_ nibble: UInt32) -> UInt8 { UInt8(nibble * 17) }
-            return RGBA(r: expand(value >> 8 & 0xF), g: expand(value >> 4 & 0xF), b: expand(value & 0xF))
-        }
-        return RGBA(r: UInt8(value >> 16 & 0xFF), g: UInt8(value >> 8 & 0xFF), b: UInt8(value & 0xFF))
-    }
-}
-
-/// thumbor's `grayscale()`: Rec. 601 luma in every channel, alpha kept.
-struct GrayscaleTransformer: ImageTransformer {
-    var transformerKey: String { "GrayscaleTransformer" }
-
-    func transform(_ image: Image, forKey key: String) -> Image? {
-        image.transformingPixels { pixels in
-            var index = 0
-            while index < pixels.count {
-                let luma = (299 * Int(pixels[index]) + 587 * Int(pixels[index + 1]) + 114 * Int(pixels[index + 2]) + 500) / 1000
-                pixels[index] = UInt8(luma)
-                pixels[index + 1] = UInt8(luma)
-                pixels[index + 2] = UInt8(luma)
-                index += 4
-            }
-        }
-    }
-}
-
-/// thumbor's `fill(color)`: transparent areas take the colour (the image is flattened onto it).
-struct FillTransformer: ImageTransformer {
-    let color: RGBA
-    var transformerKey: String { "FillTransformer(\(color))" }
-
-    func transform(_ image: Image, forKey key: String) -> Image? {
-        let frames = image.frames.map { ImageFrame(bitmap: $0.bitmap.flattened(over: color), duration: $0.duration) }
-        return Image(frames: frames, loopCount: image.loopCount, scale: image.scale, orientation: image.orientation,
-                     format: image.format, originalData: nil, hasAlpha: false, colorProfile: image.colorProfile)
+    static func quarterTurns(degrees: Int) -> Int? {
+        degrees % 90 == 0 ? (degrees % 360 + 360) % 360 / 90 : nil
     }
 }
 

@@ -2,17 +2,34 @@ import Crypto
 import Foundation
 import WebImage
 
-/// Makes one variant from a source's bytes: the header first (the source pixel limit and the
-/// ``OutputBudget`` — output pixels, and frames × pixels × 4 of an animation — are checked on
-/// sizes, before any pixel is decoded; the processor checks every later size again), then a decode at the
-/// smallest size the variant needs on WebImage's decoding queue (JPEG's DCT scaling and WebP's
-/// scaler never make the full-size bitmap), then the thumbor geometry, filters and encode on its
-/// processing queue.
+/// Makes one variant from a source's bytes in two halves. ``plan(_:)`` reads the header and
+/// checks it before any pixel exists: the source pixel limit, the ``OutputBudget``'s sizes, and
+/// the ``CostPlan``'s peak bytes against the per-request cap (413 past any). ``make(_:accept:)``
+/// then runs, inside the bytes admission reserved for it: a decode at the smallest size the
+/// variant needs on WebImage's decoding queue (the decoder held to the reservation), the thumbor
+/// geometry and filters (each step checked against it again) and the encode on its processing
+/// queue, stopping between stages once the request's deadline has cancelled it.
 struct VariantMaker: Sendable {
     struct Limits: Sendable {
         var sourcePixels: Int
         var outputPixels: Int
         var animationBytes: Int
+        /// The most one variant may have alive at once (``CostPlan/peakBytes``).
+        var requestBytes: Int = .max
+        /// Scans of a progressive JPEG decoded at most.
+        var progressiveScans: Int? = nil
+    }
+
+    /// A source checked and its cost planned: what ``make(_:accept:)`` needs.
+    struct Planned: Sendable {
+        let data: Data
+        let header: ImageHeader
+        var options: ImageDecodeOptions
+        let plan: CostPlan
+        var budget: OutputBudget
+        /// The bytes admission reserves: the plan's peak with room for a decoder's rounding.
+        var reservation: Int { min(CostPlan.sum(plan.peakBytes, plan.peakBytes / 8), limitBytes) }
+        let limitBytes: Int
     }
 
     let processor: ThumborProcessor
@@ -20,8 +37,9 @@ struct VariantMaker: Sendable {
     let limits: Limits
     let coders: ImageCodersManager
 
-    /// The encoded variant of `data` for a client whose `Accept` is `accept`.
-    func make(from data: Data, accept: String?) async throws(ServerFailure) -> CachedResult {
+    /// Reads `data`'s header and plans the variant for a client whose `Accept` is `accept`;
+    /// throws 413 for a source or a plan over a limit.
+    func plan(_ data: Data, accept: String?) throws(ServerFailure) -> Planned {
         let header: ImageHeader
         do { header = try coders.header(of: data) } catch { throw ServerFailure(decoding: error) }
         let stored = header.pixelSize
@@ -29,46 +47,116 @@ struct VariantMaker: Sendable {
             throw .tooLarge
         }
         let source = header.uprightSize
-        let budget = OutputBudget(pixels: limits.outputPixels, animationBytes: limits.animationBytes)
-        do { try budget.check(processor.outputSize(forSource: source), frames: header.frameCount) } catch { throw .tooLarge }
+        let sizes = OutputBudget(pixels: limits.outputPixels, animationBytes: limits.animationBytes)
+        do { try sizes.check(processor.outputSize(forSource: source), frames: header.frameCount) } catch { throw .tooLarge }
         let box = processor.decodeBox(forSource: source)
-        let options = ImageDecodeOptions(
+        var options = ImageDecodeOptions(
             thumbnailPixelSize: box.map { header.orientation.swapsDimensions ? PixelSize(width: $0.size.height, height: $0.size.width) : $0.size },
             preserveAspectRatio: box?.keepsAspectRatio ?? true,
             maxPixelCount: limits.sourcePixels, maxAnimationBytes: limits.animationBytes)
-        let coders = self.coders
-        let decoded: Result<Image, ServerFailure> = await ImageWorkQueue.decoding.run {
-            do { return .success(try coders.decode(data, options: options)) } catch { return .failure(ServerFailure(decoding: error)) }
+        options.maxProgressiveScans = limits.progressiveScans
+        let plan = CostPlan(header: header, sourceBytes: data.count, options: options,
+                            decodeBytes: coders.decodingCost(of: header, options: options),
+                            processor: processor,
+                            formats: output.format.map { [$0] } ?? OutputFormat.candidates(accept, encodable: coders.canEncode(to:)),
+                            maxBytes: output.maxBytes)
+        guard plan.peakBytes <= limits.requestBytes else {
+            processor.logger.info("variant over the request memory cap", metadata: [
+                "planned": "\(plan.peakBytes)", "stage": "\(plan.peakStage?.name ?? "")", "cap": "\(limits.requestBytes)",
+            ])
+            throw .overMemoryBudget
+        }
+        var planned = Planned(data: data, header: header, options: options, plan: plan, budget: sizes, limitBytes: limits.requestBytes)
+        // The decoder and every step are held to what admission reserves, less the source's bytes.
+        let working = planned.reservation - data.count
+        planned.options.maxDecodeBytes = working
+        planned.budget.bytes = working
+        return planned
+    }
+
+    /// ``plan(_:)`` then ``make(_:accept:)``, with nothing reserved in between.
+    func make(from data: Data, accept: String?) async throws -> CachedResult {
+        try await make(try plan(data, accept: accept), accept: accept)
+    }
+
+    /// The encoded variant, for a client whose `Accept` is `accept`.
+    func make(_ planned: Planned, accept: String?) async throws -> CachedResult {
+        let (coders, data, options) = (self.coders, planned.data, planned.options)
+        let cancellation = WorkCancellation()
+        let decoded: Result<Image, any Error> = await cancellation.run {
+            await ImageWorkQueue.decoding.run {
+                do {
+                    try cancellation.check()
+                    return .success(try coders.decode(data, options: options))
+                } catch is CancellationError {
+                    return .failure(CancellationError())
+                } catch {
+                    return .failure(ServerFailure(decoding: error))
+                }
+            }
         }
         let image = try decoded.get()
         let format = OutputFormat(requested: output.format, accept: accept, source: image) { coders.canEncode(to: $0) }
-        let (processor, output) = (self.processor, self.output)
-        let encoded: Result<Data, ServerFailure> = await ImageWorkQueue.processing.run {
-            let made: Image?
-            do { made = try processor.process(image, sourceSize: source, budget: budget) } catch { return .failure(.tooLarge) }
-            guard let variant = made else {
-                return .failure(.badRequest("the options cannot be applied to this image"))
+        let (processor, output, budget, source) = (self.processor, self.output, planned.budget, planned.header.uprightSize)
+        let encoded: Result<Data, any Error> = await cancellation.run { await ImageWorkQueue.processing.run {
+            do {
+                try cancellation.check()
+                guard let variant = try processor.process(image, sourceSize: source, budget: budget, isCancelled: { cancellation.isRaised }) else {
+                    return .failure(ServerFailure.badRequest("the options cannot be applied to this image"))
+                }
+                try cancellation.check()
+                let encoder = EncoderCost.bytes(for: format.format, size: variant.pixelSize, frames: variant.frames.count, searching: output.maxBytes != nil)
+                try budget.check(bytes: CostPlan.sum(variant.cost, encoder), size: variant.pixelSize, frames: variant.frames.count)
+                return Result { try Self.encode(variant, as: format.format, output: output, coders: coders, cancellation: cancellation) }
+            } catch let exceeded as OutputBudget.Exceeded {
+                return .failure(exceeded.bytes == nil ? ServerFailure.tooLarge : ServerFailure.overMemoryBudget)
+            } catch {
+                return .failure(error)
             }
-            return Self.encode(variant, as: format.format, output: output, coders: coders)
-        }
+        } }
         let bytes = try encoded.get()
         return CachedResult(data: bytes, contentType: format.contentType, etag: Self.etag(bytes), variesByAccept: format.negotiated)
     }
 
-    /// Encodes at the asked quality; with `max_bytes`, lowers the quality until the bytes fit.
-    private static func encode(_ image: Image, as format: ImageFormat, output: ThumborProcessor.Output, coders: ImageCodersManager) -> Result<Data, ServerFailure> {
-        var quality = Double(output.quality ?? 80) / 100
-        while true {
-            let options = ImageEncodeOptions(quality: quality)
-            guard let data = try? coders.encode(image, as: format, options: options) else {
-                return .failure(.badRequest("the image cannot be written as \(format.rawValue)"))
+    /// Encodes at the asked quality. With `max_bytes` (JPEG and WebP), a bounded search for the
+    /// highest quality that fits: a guess from the first size, then halving the interval, at most
+    /// ``maxBytesAttempts`` encodes; the smallest result when none fits.
+    static func encode(
+        _ image: Image, as format: ImageFormat, output: ThumborProcessor.Output, coders: ImageCodersManager,
+        cancellation: WorkCancellation = WorkCancellation()
+    ) throws -> Data {
+        func encoded(_ quality: Int) throws -> Data {
+            try cancellation.check()
+            guard let data = try? coders.encode(image, as: format, options: ImageEncodeOptions(quality: Double(quality) / 100)) else {
+                throw ServerFailure.badRequest("the image cannot be written as \(format.rawValue)")
             }
-            guard let limit = output.maxBytes, data.count > limit, quality > 0.1, format == .jpeg || format == .webp else {
-                return .success(data)
-            }
-            quality -= 0.1
+            return data
         }
+        let requested = output.quality ?? 80
+        let first = try encoded(requested)
+        guard let limit = output.maxBytes, first.count > limit, format == .jpeg || format == .webp else { return first }
+        var (low, high) = (minimumSearchQuality, requested - 1)  // the answer lies in low...high, if anywhere
+        var best: Data?
+        var smallest = first
+        // Size grows faster than linearly in quality near the top: the first guess scales by the square root.
+        var guess = min(high, max(low, Int(Double(requested) * (Double(limit) / Double(first.count)).squareRoot())))
+        for _ in 1..<maxBytesAttempts where low <= high {
+            let data = try encoded(guess)
+            if data.count < smallest.count { smallest = data }
+            if data.count <= limit {
+                best = data
+                low = guess + 1
+            } else {
+                high = guess - 1
+            }
+            guess = (low + high) / 2
+        }
+        return best ?? smallest
     }
+
+    /// Encodes per `max_bytes` request at most: thumbor's own loop re-encodes until it fits.
+    static let maxBytesAttempts = 4
+    static let minimumSearchQuality = 5
 
     /// A strong validator of the bytes themselves.
     static func etag(_ data: Data) -> String {

@@ -50,17 +50,15 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The IPv4 address an IPv6 one carries and routes to — IPv4-mapped (`::ffff:a.b.c.d`),
-    /// IPv4-compatible (`::a.b.c.d`), NAT64 (`64:ff9b::/96`) and 6to4 (`2002:AABB:CCDD::/48`) —
-    /// so `[::ffff:127.0.0.1]` is judged as 127.0.0.1.
+    /// The IPv4 address an IPv6 one routes to — IPv4-mapped (`::ffff:a.b.c.d`), NAT64
+    /// (`64:ff9b::/96`, RFC 6052) and 6to4 (`2002:AABB:CCDD::/48`, RFC 3056) — so
+    /// `[::ffff:127.0.0.1]` is judged as 127.0.0.1.
     var embeddedIPv4: UInt32? {
         guard case .v6(let b) = self else { return nil }
         func word(_ at: Int) -> UInt32 {
             UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
         }
-        let firstTen = b[0..<10].allSatisfy { $0 == 0 }
-        if firstTen, b[10] == 0xFF, b[11] == 0xFF { return word(12) }  // ::ffff:a.b.c.d
-        if firstTen, b[10] == 0, b[11] == 0, word(12) > 1 { return word(12) }  // ::a.b.c.d (not :: or ::1)
+        if b[0..<10].allSatisfy({ $0 == 0 }), b[10] == 0xFF, b[11] == 0xFF { return word(12) }  // ::ffff:a.b.c.d
         if b[0] == 0x00, b[1] == 0x64, b[2] == 0xFF, b[3] == 0x9B, b[4..<12].allSatisfy({ $0 == 0 }) { return word(12) }
         if b[0] == 0x20, b[1] == 0x02 { return word(2) }
         return nil

@@ -12,6 +12,8 @@ struct SourceHopPolicy: DownloadHopPolicy {
         do {
             let target = try await resolver.resolve(url)
             return DownloadHop(url: target.url, address: target.address.description)
+        } catch .lookupTimedOut {
+            throw .transport(.timedOut(.connect))
         } catch {
             throw .invalidDownloadOperation(reason: SourceLoader.refusalPrefix + error.description)
         }

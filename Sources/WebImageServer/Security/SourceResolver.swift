@@ -8,23 +8,28 @@ import WebImage
 /// ``Target/address`` (`SourceHopPolicy`), so a DNS answer that changes between this check
 /// and the connection — DNS rebinding — has nothing left to change.
 public struct SourceResolver: Sendable {
-    /// A name service: every address `host` resolves to (empty when it does not).
+    /// A name service: every address `host` resolves to (empty when it does not). It may block.
     public typealias Lookup = @Sendable (_ host: String) -> [IPAddress]
 
     public var addressPolicy: AddressPolicy
     /// Hosts sources may come from: `images.example.com` exactly, or `*.example.com` for its
     /// subdomains. Empty = any host whose addresses the policy allows.
     public var allowedHosts: [String]
-    private let lookUp: Lookup
+    /// Where this server listens: sources there are refused (nil = not known).
+    public var servingAddresses: ServingAddresses?
+    private let names: DNSResolver
 
-    /// getaddrinfo blocks; it runs on threads of its own, never on Swift concurrency's or GCD's.
-    private static let lookups = ImageWorkQueue(label: "WebImageServer.resolve", maxConcurrentCount: 4)
+    /// `lookUp` replaces the server's name service (c-ares with a deadline, a bound on lookups in
+    /// flight and a TTL cache; `/etc/hosts`, then DNS); a lookup given here gets the deadline and
+    /// the bound, and is never cached.
+    public init(addressPolicy: AddressPolicy = AddressPolicy(), allowedHosts: [String] = [], lookUp: Lookup? = nil) {
+        self.init(addressPolicy: addressPolicy, allowedHosts: allowedHosts, names: lookUp.map { DNSResolver(lookUp: $0) } ?? .system)
+    }
 
-    /// `lookUp` defaults to the system resolver (`/etc/hosts`, DNS).
-    public init(addressPolicy: AddressPolicy = AddressPolicy(), allowedHosts: [String] = [], lookUp: @escaping Lookup = SourceResolver.systemLookUp) {
+    init(addressPolicy: AddressPolicy = AddressPolicy(), allowedHosts: [String] = [], names: DNSResolver) {
         self.addressPolicy = addressPolicy
         self.allowedHosts = allowedHosts.map { $0.lowercased() }
-        self.lookUp = lookUp
+        self.names = names
     }
 
     /// Where a source may be fetched from.
@@ -54,21 +59,32 @@ public struct SourceResolver: Sendable {
         }
         // The URL carries the normalized spelling, and the pin is keyed by the host the client
         // will read back from it: a spelling the pin misses (case, a trailing dot) cannot exist.
-        components.percentEncodedHost = host.contains(":") ? "[\(host)]" : host
+        components.percentEncodedHost = SourceHost.urlSpelling(host)
         guard let pinnedURL = components.url, let clientHost = pinnedURL.host.map(Self.withoutBrackets),
               clientHost == host else { throw .malformedHost }
         let addresses: [IPAddress]
         if let literal = IPAddress(host) {
             addresses = [literal]
         } else {
-            let lookUp = self.lookUp
-            addresses = await Self.lookups.run { lookUp(host) }
+            do {
+                addresses = try await names.addresses(for: host)
+            } catch .timedOut {
+                throw .lookupTimedOut(host)
+            } catch {
+                throw .unresolvable(host)
+            }
         }
         guard let first = addresses.first else { throw .unresolvable(host) }
         // Every address must pass: a name with one public and one private answer is refused
         // outright rather than hoping the connection picks the public one.
         for address in addresses {
             if let reason = addressPolicy.refusal(for: address) { throw .address(address, reason) }
+        }
+        if let servingAddresses {
+            let port = pinnedURL.port ?? (scheme == "https" ? 443 : 80)
+            for address in addresses where servingAddresses.contains(address, port: port) {
+                throw .selfReference(address, port)
+            }
         }
         return Target(url: pinnedURL, host: clientHost, address: first)
     }
@@ -90,20 +106,17 @@ public struct SourceResolver: Sendable {
         host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
-    /// Lower case, without the brackets of an IPv6 literal or a trailing root dot (`localhost.`).
-    static func normalized(_ host: String) -> String {
-        var host = host.lowercased()
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        while host.hasSuffix(".") { host.removeLast() }
-        return host
-    }
+    /// The one spelling of a host (``SourceHost``), shared with the cache keys.
+    static func normalized(_ host: String) -> String { SourceHost.normalized(host) }
 
     static func host(_ host: String, matches pattern: String) -> Bool {
         if pattern.hasPrefix("*.") { return host.hasSuffix(pattern.dropFirst()) && host.count > pattern.count - 1 }
         return host == pattern
     }
 
-    /// The system resolver's answer (`/etc/hosts`, DNS), every family; inet_aton's spellings
+    /// The system resolver's answer (`/etc/hosts`, DNS) through getaddrinfo, every family: it
+    /// blocks, has no deadline and gives no TTL (the server's own lookups go through c-ares,
+    /// ``init(addressPolicy:allowedHosts:lookUp:)``); inet_aton's spellings
     /// (`127.1`, `0x7f000001`, `2130706433`) come back as the address they mean.
     public static func systemLookUp(_ host: String) -> [IPAddress] {
         var hints = addrinfo()
@@ -130,7 +143,11 @@ public enum SourceRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedHost
     case hostNotAllowed(String)
     case unresolvable(String)
+    /// The host's DNS gave no answer within the lookup deadline (the server answers 504).
+    case lookupTimedOut(String)
     case address(IPAddress, String)
+    /// The source is this server's own listening address and port.
+    case selfReference(IPAddress, Int)
     case tooManyRedirects(Int)
 
     public var description: String {
@@ -140,7 +157,9 @@ public enum SourceRefusal: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedHost: "the source host is not a plain host name or IP address"
         case .hostNotAllowed(let host): "\(host) is not an allowed source host"
         case .unresolvable(let host): "\(host) does not resolve"
+        case .lookupTimedOut(let host): "\(host) did not resolve in time"
         case .address(let address, let reason): "the source resolves to \(address), a \(reason) address"
+        case .selfReference(let address, let port): "the source is this server itself (\(address) port \(port))"
         case .tooManyRedirects(let limit): "the source redirected more than \(limit) times"
         }
     }

@@ -28,12 +28,14 @@ public final class ImageServer: Sendable {
     let metrics = ServerMetrics()
     let coders: ImageCodersManager
     let logger: Logger
+    /// Where this server listens (``serving(on:)``): sources there are refused.
+    public let servingAddresses = ServingAddresses()
 
     /// A server with `configuration`; `resultCache` replaces the local one (a shared tier);
-    /// `lookUp` names the source hosts' name service (the system resolver by default).
+    /// `lookUp` replaces the source hosts' name service (c-ares, cached, with a deadline, by default).
     public init(
         configuration: ImageServerConfiguration, resultCache: (any ResultCaching)? = nil,
-        logger: Logger = Logger(label: "WebImageServer"), lookUp: @escaping SourceResolver.Lookup = SourceResolver.systemLookUp
+        logger: Logger = Logger(label: "WebImageServer"), lookUp: SourceResolver.Lookup? = nil
     ) {
         self.configuration = configuration
         self.logger = logger
@@ -46,13 +48,19 @@ public final class ImageServer: Sendable {
         var downloads = DownloaderConfig()
         downloads.maximumResponseSize = configuration.maxSourceBytes
         downloads.downloadTimeout = configuration.sourceTimeout
-        downloads.maxConcurrentDownloads = configuration.concurrency
+        // A source that drips a byte before each idle timeout still ends: the whole download has a deadline.
+        downloads.resourceTimeout = configuration.sourceDeadline
+        // Downloads wait on the network, not the CPU: more of them than work slots, still bounded.
+        downloads.maxConcurrentDownloads = max(16, configuration.concurrency * 4)
         downloads.additionalTrustedCertificateFiles = configuration.trustedCertificateFiles
         downloads.maximumRedirects = configuration.maxRedirects
         downloads.bodySpill = BodySpill(directory: directory.appendingPathComponent("sources/.incoming", isDirectory: true))
-        let resolver = SourceResolver(
+        // Marked, so a source request that comes back to an instance is refused (SourceRequestMark).
+        downloads.httpHeaders[SourceRequestMark.field] = SourceRequestMark.value
+        var resolver = SourceResolver(
             addressPolicy: AddressPolicy(allowsLoopback: configuration.allowLoopbackSources),
             allowedHosts: configuration.allowedSourceHosts, lookUp: lookUp)
+        resolver.servingAddresses = servingAddresses
         loader = SourceLoader(config: downloads, resolver: resolver)
         localResults = resultCache ?? LocalResultCache(
             directory: directory.appendingPathComponent("results"), maxDiskBytes: configuration.maxCacheBytes,
@@ -72,7 +80,8 @@ public final class ImageServer: Sendable {
             manager = ImageManager(cache: sourceCache, loader: loader)
             results = localResults
         }
-        admission = WorkAdmission(width: configuration.concurrency, queueLimit: configuration.queueLimit)
+        admission = WorkAdmission(width: configuration.concurrency, queueLimit: configuration.queueLimit,
+                                  memoryBytes: configuration.maxMemory)
         sharedWork = SharedTasks(whenAbandoned: .keepRunning) { [metrics] in metrics.joined() }
         coders = .shared
         // Another instance's purge: drop this one's local copies (the shared tier is purged already).
@@ -83,8 +92,8 @@ public final class ImageServer: Sendable {
         }
     }
 
-    /// `GET /healthz`, `GET /readyz`, `GET /metrics` (Prometheus text), `DELETE /purge?url=SOURCE`
-    /// and thumbor's image paths (every other GET).
+    /// The public face: `GET /healthz`, `GET /readyz` and thumbor's image paths (every other GET).
+    /// The operator's routes are ``addAdminRoutes(to:)``'s, for a router on a private listener.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("/healthz") { _, _ in Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n"))) }
         router.get("/readyz") { [self] _, _ in
@@ -92,6 +101,23 @@ public final class ImageServer: Sendable {
                 ? Self.plain(.ok, "ready\n")
                 : Self.plain(.serviceUnavailable, "draining\n")
         }
+        router.get("**") { [self] request, _ in
+            // A source request of an image server (this one, or another of the fleet): a loop.
+            if SourceRequestMark.isMarked(request.headers[values: SourceRequestMark.field]) {
+                return Answer(failure: .loopDetected).response
+            }
+            var path = request.uri.path
+            if let query = request.uri.query, !query.isEmpty { path += "?" + query }
+            let answer = await respond(
+                toPath: path, accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch])
+            return answer.response
+        }
+    }
+
+    /// The operator's routes: `GET /metrics` (Prometheus text: counters, timings, the shared tier's
+    /// calls) and `DELETE /purge?url=SOURCE` (with the purge token). Put them on a router that only
+    /// the operator reaches (`webimage serve --admin-host/--admin-port`), not on the public one.
+    public func addAdminRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("/metrics") { [self] _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text + (sharedTier?.metricsText ?? ""))))
@@ -99,13 +125,6 @@ public final class ImageServer: Sendable {
         router.delete("/purge") { [self] request, _ in
             let answer = await purge(source: request.uri.queryParameters["url"].map(String.init),
                                      authorization: request.headers[.authorization])
-            return answer.response
-        }
-        router.get("**") { [self] request, _ in
-            var path = request.uri.path
-            if let query = request.uri.query, !query.isEmpty { path += "?" + query }
-            let answer = await respond(
-                toPath: path, accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch])
             return answer.response
         }
     }
@@ -188,27 +207,32 @@ public final class ImageServer: Sendable {
         } catch {
             throw .badRequest(error.description)
         }
-        let negotiationKey = output.format == nil ? OutputFormat.negotiationKey(accept) : "-"
+        let negotiationKey = output.format == nil ? OutputFormat.negotiationKey(accept, encodable: coders.canEncode(to:)) : "-"
         let key = [request.canonicalOptions, negotiationKey, source.absoluteString].joined(separator: "|")
         return VariantRequest(path: request, source: source, output: output, key: key)
     }
 
-    /// A variant not in the result cache: made once for every request asking at the same time,
-    /// in a work slot, within the request deadline. Past the deadline the answer is 504 and this
-    /// request stops waiting; the work goes on for the others sharing it and for the cache.
+    /// A variant not in the result cache: made once for every request asking at the same time.
+    /// The work has one deadline, from its start: past it the work is cancelled — the source
+    /// download, the wait for a slot and the processing between stages — and its slot freed; a
+    /// request stops waiting at its own deadline (504) and the work goes on, within its deadline,
+    /// for the others sharing it and for the cache.
     private func made(_ variant: VariantRequest, accept: String?) async throws -> CachedResult {
-        let outcome: Result<CachedResult, ServerFailure> = await withDeadline(
-            configuration.requestDeadline, late: { .failure(.timeout) }
-        ) { [self] in
+        let deadline = configuration.requestDeadline
+        let outcome: Result<CachedResult, ServerFailure> = await withDeadline(deadline, late: { .failure(.timeout) }) { [self] in
             // No value: this request was cut short (the deadline), which answers for it.
             await sharedWork.value(for: variant.key, member: ()) { [self] _ in
-                do {
-                    return .success(try await admitted { try await make(variant, accept: accept) })
-                } catch let failure as ServerFailure {
-                    return .failure(failure)
-                } catch {
-                    logger.error("unexpected failure", metadata: ["error": "\(error)"])
-                    return .failure(.badGateway)
+                await withDeadline(deadline, late: { .failure(.timeout) }) { [self] in
+                    do {
+                        return .success(try await make(variant, accept: accept))
+                    } catch let failure as ServerFailure {
+                        return .failure(failure)
+                    } catch is CancellationError {
+                        return .failure(.timeout)
+                    } catch {
+                        logger.error("unexpected failure", metadata: ["error": "\(error)"])
+                        return .failure(.badGateway)
+                    }
                 }
             } ?? .failure(.timeout)
         }
@@ -262,31 +286,51 @@ public final class ImageServer: Sendable {
         return request
     }
 
-    private func admitted<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+    /// `work` once admission has room for `bytes` more (the variant's planned peak).
+    private func admitted<T: Sendable>(bytes: Int, _ work: () async throws -> T) async throws -> T {
         let queued = ContinuousClock.now
         do {
-            return try await admission.run {
+            return try await admission.run(bytes: bytes) {
                 metrics.span("queue", .now - queued)
                 return try await work()
             }
         } catch let refusal as WorkAdmission.Refusal {
-            metrics.refused(refusal == .draining ? "draining" : "busy")
-            throw refusal == .draining ? ServerFailure.unavailable : ServerFailure.busy
+            switch refusal {
+            case .draining:
+                metrics.refused("draining")
+                throw ServerFailure.unavailable
+            case .full:
+                metrics.refused("busy")
+                throw ServerFailure.busy
+            case .cancelled:
+                throw ServerFailure.timeout
+            }
         }
     }
 
-    /// Fetches (or finds) the source's bytes, makes the variant and stores it.
+    /// Fetches (or finds) the source's bytes — outside the work slots: a slow origin holds a
+    /// download, not a slot — then plans the variant (413 before any work when it cannot fit),
+    /// and makes and stores it in a slot with its planned bytes reserved.
     private func make(_ variant: VariantRequest, accept: String?) async throws -> CachedResult {
         let data = try await sourceData(variant.source)
-        let processingStarted = ContinuousClock.now
-        defer { metrics.span("processing", .now - processingStarted) }
+        try Task.checkCancellation()
         let maker = VariantMaker(
             processor: ThumborProcessor(path: variant.path, logger: logger), output: variant.output,
             limits: VariantMaker.Limits(sourcePixels: configuration.maxSourcePixels,
                                         outputPixels: configuration.maxOutputPixels,
-                                        animationBytes: configuration.maxAnimationBytes),
+                                        animationBytes: configuration.maxAnimationBytes,
+                                        requestBytes: configuration.maxRequestMemory,
+                                        progressiveScans: configuration.maxProgressiveScans),
             coders: coders)
-        let result = try await maker.make(from: data, accept: accept)
+        let planned = try maker.plan(data, accept: accept)
+        logger.debug("variant planned", metadata: [
+            "planned": "\(planned.plan.peakBytes)", "reserved": "\(planned.reservation)", "stage": "\(planned.plan.peakStage?.name ?? "")",
+        ])
+        let result = try await admitted(bytes: planned.reservation) {
+            let processingStarted = ContinuousClock.now
+            defer { metrics.span("processing", .now - processingStarted) }
+            return try await maker.make(planned, accept: accept)
+        }
         await results.store(result, forKey: variant.key, source: variant.source.absoluteString)
         return result
     }
@@ -298,7 +342,8 @@ public final class ImageServer: Sendable {
     private func sourceData(_ source: URL) async throws -> Data {
         var context = WebImageContext(maxPixelCount: configuration.maxSourcePixels)
         context.maxAnimationBytes = configuration.maxAnimationBytes
-        context.imageCoder = StructureCheckCoder()
+        // JPEG XL is checked by decoding it: held to what one request may cost.
+        context.imageCoder = StructureCheckCoder(maxDecodeBytes: configuration.maxRequestMemory)
         context.queryCacheType = .disk
         context.storeCacheType = .disk
         let started = ContinuousClock.now

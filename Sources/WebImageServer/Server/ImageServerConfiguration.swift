@@ -34,6 +34,18 @@ public struct ImageServerConfiguration: Sendable {
     public var sourceTimeout: TimeInterval = 10
     /// The most a request may take; past it the answer is 504. 30 s.
     public var requestDeadline: Duration = .seconds(30)
+    /// The most a source download may take in all, seconds: an origin that drips a byte before
+    /// each idle timeout still ends. 20.
+    public var sourceDeadline: TimeInterval = 20
+    /// Planned bytes all variants being made may hold at once; a request waits for its share
+    /// (``CostPlan``). Default: half the process's memory limit (its cgroup's `memory.max`, else RAM).
+    public var maxMemory = MemoryLimit.defaultWorkBudget
+    /// Planned bytes one variant may hold at its peak; a plan over it is a 413 before any work.
+    /// Default: half of ``maxMemory``, at most 1 GiB.
+    public var maxRequestMemory = MemoryLimit.defaultRequestCap(workBudget: MemoryLimit.defaultWorkBudget)
+    /// Scans of a progressive JPEG decoded at most (each is another pass over the image); past
+    /// it the answer is 413.
+    public var maxProgressiveScans = 100
     /// Variants made at once; more wait in the queue.
     public var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     /// Requests that may wait for a slot; past it the answer is 429 with `Retry-After`.
@@ -57,6 +69,19 @@ public struct ImageServerConfiguration: Sendable {
     /// circuit breaker). 250 ms: a Redis hit replaces an origin fetch, it must not cost more.
     public var redisCallTimeout: Duration = .milliseconds(250)
 
+    // Client connections (``ConnectionLimits``; `HTTPServerBuilder.guardedHTTP1(connectionLimits)`).
+    /// Time a request head may take, from the connection's opening or the next request's first
+    /// byte; past it the connection is closed (slowloris). 10 s.
+    public var headerTimeout: Duration = .seconds(10)
+    /// Time a kept-alive connection may wait for its next request. 60 s: above nginx's upstream
+    /// `keepalive_timeout` in the generated site, so nginx drops an idle connection first.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Bytes of a request head, request line included; past it 431 and a close. 16 KiB: an 8 KiB
+    /// path (``ImageServer/maxPathBytes``) and 8 KiB of fields.
+    public var maxHeaderBytes = 16 * 1024
+    /// Client connections open at once per listener; past it 503 and a close at once. 1024.
+    public var maxConnections = 1024
+
     public init() {}
 
     /// The settings as lines for the start-up log, secrets redacted.
@@ -70,8 +95,10 @@ public struct ImageServerConfiguration: Sendable {
             "purge: \(purgeToken == nil ? "disabled" : "enabled (token redacted)")",
             "limits: source \(maxSourceBytes) bytes, \(maxSourcePixels) px; output \(maxOutputPixels) px; animation \(maxAnimationBytes) bytes; \(maxRedirects) redirects; source timeout \(sourceTimeout) s; deadline \(requestDeadline)",
             "work: \(concurrency) at once, \(queueLimit) waiting at most; access log \(accessLog ? "on" : "off")",
+            "memory: \(maxMemory) bytes planned at once, \(maxRequestMemory) per request; source deadline \(sourceDeadline) s; \(maxProgressiveScans) JPEG scans",
             "cache: \(cacheDirectory?.path ?? "default directory"), \(maxCacheBytes) bytes per tier on disk, \(memoryCacheBytes) in memory; variants max-age \(resultMaxAge) s",
             "shared tier: \(redisURL.map { "Redis at \($0)" } ?? "none")",
+            "connections: \(maxConnections) at once; head within \(headerTimeout), at most \(maxHeaderBytes) bytes; idle \(idleTimeout)",
         ]
     }
 }

@@ -17,6 +17,7 @@ struct ServerFailure: Error, Equatable {
     static let gatewayTimeout = Self(status: .gatewayTimeout, message: "the source did not answer in time")
     static let pathTooLong = Self(status: .uriTooLong, message: "the request path is longer than this server accepts")
     static let tooLarge = Self(status: .contentTooLarge, message: "the image is larger than this server accepts")
+    static let overMemoryBudget = Self(status: .contentTooLarge, message: "making this image would need more memory than this server gives one request; ask for a smaller size or fewer filters")
     static let notAnImage = Self(status: .unsupportedMediaType, message: "the source is not an image this server can read")
     static let busy = Self(status: .tooManyRequests, message: "too many requests in progress, try again shortly", retryAfter: 1)
     static let unavailable = Self(status: .serviceUnavailable, message: "the server is shutting down", retryAfter: 5)
@@ -48,7 +49,11 @@ struct ServerFailure: Error, Equatable {
 
     /// What a decode's error means for the client: over a limit, or not an image this server reads.
     init(decoding error: any Error) {
-        if case .tooLarge = error as? ImageCoderError { self = .tooLarge } else { self = .notAnImage }
+        switch error as? ImageCoderError {
+        case .tooLarge?, .tooManyScans?: self = .tooLarge
+        case .decodeBudgetExceeded?, .outOfMemory?: self = .overMemoryBudget
+        default: self = .notAnImage
+        }
     }
 
     init(status: HTTPResponse.Status, message: String, retryAfter: Int? = nil) {

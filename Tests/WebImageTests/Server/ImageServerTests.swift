@@ -149,17 +149,22 @@ struct ImageServerTests {
     @Test("a full queue answers 429 with Retry-After at once; /readyz says ready, /healthz ok")
     func busy() async throws {
         try await withImageServer({ $0.concurrency = 1; $0.queueLimit = 0 }) { harness in
-            let gate = OriginGate()
-            harness.origin.route("/slow.jpg", .gated(gate, .fixture("jpeg-baseline.jpg")))
             harness.origin.route("/other.jpg", .fixture("jpeg-baseline.jpg"))
-            let held = Task { try await harness.get(harness.unsafe("10x10", "/slow.jpg")).status }
-            #expect(await eventually { harness.origin.inFlightRequests == 1 })
+            // The one work slot, held (a download holds none: slots are for decode, filters and encode).
+            let release = Flag()
+            let held = Task {
+                try await harness.server.admission.run {
+                    while !release.isRaised { try await Task.sleep(for: .milliseconds(5)) }
+                }
+            }
+            #expect(await eventually { harness.server.admission.counts.running == 1 })
             let refused = try await harness.get(harness.unsafe("10x10", "/other.jpg"))
             #expect(refused.status == 429 && refused.header("retry-after") == "1")
             #expect(try await harness.get("/readyz").status == 200)
             #expect(try await harness.get("/healthz").status == 200)
-            gate.open()
-            #expect(try await held.value == 200)
+            release.raise()
+            try await held.value
+            #expect(try await harness.get(harness.unsafe("10x10", "/other.jpg")).status == 200)
         }
     }
 }

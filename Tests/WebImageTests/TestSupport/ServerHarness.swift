@@ -50,7 +50,7 @@ struct ServerHarness: Sendable {
 /// caches in a temporary directory; source hosts resolved by `lookUp`) and an origin, then stops both.
 func withImageServer(
     _ configure: (inout ImageServerConfiguration) -> Void = { _ in },
-    lookUp: @escaping SourceResolver.Lookup = SourceResolver.systemLookUp,
+    lookUp: SourceResolver.Lookup? = nil,
     _ body: (ServerHarness) async throws -> Void
 ) async throws {
     let origin = try await TestOrigin.start()
@@ -63,10 +63,15 @@ func withImageServer(
     let server = ImageServer(configuration: configuration, lookUp: lookUp)
     let router = Router()
     server.addRoutes(to: router)
+    // One router for both faces here: the specs ask /metrics and /purge where they ask images.
+    server.addAdminRoutes(to: router)
     let bound = Mutex<Int?>(nil)
     let app = Application(
         router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in bound.withLock { $0 = channel.localAddress?.port } })
+        onServerRunning: { channel in
+            server.serving(on: channel.localAddress)
+            bound.withLock { $0 = channel.localAddress?.port }
+        })
     let running = Task { try await app.run() }
     // One connection per concurrent request, as 100 browsers would open: the merging specs need
     // them all at the server at once, not queued in the client's pool (8 per host by default).

@@ -4,10 +4,24 @@ import Foundation
 enum AVIFDecoding {
     static func header(_ data: Data) throws -> ImageHeader {
         try withParsedDecoder(data) { decoder in
-            let image = decoder.pointee.image.pointee
-            return ImageHeader(format: .avif, pixelSize: PixelSize(width: Int(image.width), height: Int(image.height)),
-                               orientation: orientation(of: image), frameCount: Int(decoder.pointee.imageCount))
+            header(of: decoder, dataSize: data.count)
         }
+    }
+
+    /// What the parsed container says: size, frames, depth, chroma sampling, alpha.
+    private static func header(of decoder: UnsafeMutablePointer<avifDecoder>, dataSize: Int) -> ImageHeader {
+        let image = decoder.pointee.image.pointee
+        let sampling: [PixelSize] = switch image.yuvFormat {
+        case AVIF_PIXEL_FORMAT_YUV444: [PixelSize(width: 1, height: 1), PixelSize(width: 1, height: 1), PixelSize(width: 1, height: 1)]
+        case AVIF_PIXEL_FORMAT_YUV422: [PixelSize(width: 2, height: 1), PixelSize(width: 1, height: 1), PixelSize(width: 1, height: 1)]
+        case AVIF_PIXEL_FORMAT_YUV420: [PixelSize(width: 2, height: 2), PixelSize(width: 1, height: 1), PixelSize(width: 1, height: 1)]
+        case AVIF_PIXEL_FORMAT_YUV400: [PixelSize(width: 1, height: 1)]
+        default: []
+        }
+        return ImageHeader(format: .avif, pixelSize: PixelSize(width: Int(image.width), height: Int(image.height)),
+                           orientation: orientation(of: image), frameCount: Int(decoder.pointee.imageCount),
+                           bitDepth: Int(image.depth) > 0 ? Int(image.depth) : 12, componentSampling: sampling,
+                           hasAlpha: decoder.pointee.alphaPresent != 0, dataSize: dataSize)
     }
 
     static func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
@@ -15,10 +29,14 @@ enum AVIFDecoding {
             let first = decoder.pointee.image.pointee
             let size = PixelSize(width: Int(first.width), height: Int(first.height))
             try options.checkPixelLimit(width: size.width, height: size.height)
+            // No scaled decode in libavif: the whole AV1 picture is made, so a budget refuses here.
+            try options.checkDecodeBudget(AVIFCoder().decodingCost(of: header(of: decoder, dataSize: data.count), options: options))
             // The header passed; the AV1 stream may still declare a bigger picture than its
             // `ispe`. dav1d refuses frames over libavif's limit before allocating them, so the
-            // limit becomes ours and the codecs are made again with it.
-            decoder.pointee.imageSizeLimit = UInt32(clamping: min(options.maxPixelCount, 16384 * 16384))
+            // limit becomes ours and the codecs are made again with it. Under a budget the plan was
+            // made for the `ispe` size, so no frame may be larger.
+            let planned = options.maxDecodeBytes == nil ? options.maxPixelCount : min(options.maxPixelCount, size.pixelCount)
+            decoder.pointee.imageSizeLimit = UInt32(clamping: min(planned, 16384 * 16384))
             try check(avifDecoderReset(decoder), decoder)
             let count = options.decodeFirstFrameOnly ? 1 : max(1, Int(decoder.pointee.imageCount))
             try options.checkAnimationWork(canvas: size, frameCount: count)

@@ -21,12 +21,18 @@ enum GIFDecoding {
         let limit = options.maxPixelCount
         // The whole structure first: the frame count sizes scale-down and the animation budget,
         // and a cut-off file fails before any pixel memory exists. One frame needs none of that.
-        let scan = options.decodeFirstFrameOnly ? nil : try GIFScan(bytes: bytes, maxPixelCount: limit)
+        // A budget needs the canvas before the sequence allocates it, so it scans even for one frame.
+        let scan = options.decodeFirstFrameOnly && options.maxDecodeBytes == nil ? nil : try GIFScan(bytes: bytes, maxPixelCount: limit)
+        if let scan, options.maxDecodeBytes != nil {
+            let header = ImageHeader(format: .gif, pixelSize: scan.canvasSize, frameCount: scan.frameCount, dataSize: bytes.count)
+            try options.checkDecodeBudget(GIFCoder().decodingCost(of: header, options: options))
+        }
         let sequence = try GIFFrameSequence(bytes: bytes, maxPixelCount: limit)
         let canvasSize = sequence.canvasSize
-        try options.checkAnimationWork(canvas: canvasSize, frameCount: scan?.frameCount ?? 1)
+        let frameCount = options.decodeFirstFrameOnly ? 1 : scan?.frameCount ?? 1
+        try options.checkAnimationWork(canvas: canvasSize, frameCount: frameCount)
         // Thumbnail, scale-down and the animation byte budget all come out of this one size.
-        let target = options.targetSize(for: canvasSize, frameCount: scan?.frameCount ?? 1)
+        let target = options.targetSize(for: canvasSize, frameCount: frameCount)
         var frames = AnimationFrames(target: target)
         while let (pixels, duration) = try sequence.next() {
             frames.append(canvas: pixels, size: canvasSize, duration: duration)

@@ -26,6 +26,10 @@ public struct HEIFCoder: ImageCoder {
         try HEIFDecoding.withPrimaryImage(data) { handle in
             let size = PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
             try options.checkPixelLimit(width: size.width, height: size.height)
+            // Planned at full size: whether an embedded thumbnail covers the target is not in the header.
+            let header = ImageHeader(format: ImageFormat.detect(data), pixelSize: size,
+                                     hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0, dataSize: data.count)
+            try options.checkDecodeBudget(decodingCost(of: header, options: options))
             let target = options.targetSize(for: size)
             let source = target.flatMap { HEIFDecoding.thumbnail(of: handle, covering: $0) } ?? handle
             defer { if source != handle { heif_image_handle_release(source) } }
@@ -41,7 +45,8 @@ public struct HEIFCoder: ImageCoder {
     public func header(of data: Data) throws -> ImageHeader {
         try HEIFDecoding.withPrimaryImage(data) { handle in
             ImageHeader(format: ImageFormat.detect(data),
-                        pixelSize: PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle))))
+                        pixelSize: PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle))),
+                        hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0, dataSize: data.count)
         }
     }
 

@@ -62,10 +62,24 @@ enum JPEGDecoding {
             defer { wi_jpeg_decoder_destroy(decoder) }
             var header = wi_jpeg_header()
             guard wi_jpeg_read_header(decoder, &header) == 0 else { throw failure(decoder) }
-            return ImageHeader(
-                format: .jpeg, pixelSize: PixelSize(width: Int(header.width), height: Int(header.height)),
-                orientation: orientation(of: header))
+            return imageHeader(header, dataSize: data.count)
         }
+    }
+
+    static func imageHeader(_ header: wi_jpeg_header, dataSize: Int) -> ImageHeader {
+        let components = max(1, min(4, Int(header.components)))
+        let sampling = withUnsafeBytes(of: header.h_samp) { h in
+            withUnsafeBytes(of: header.v_samp) { v in
+                (0..<components).map { c in
+                    PixelSize(width: Int(h.load(fromByteOffset: c * 4, as: Int32.self)), height: Int(v.load(fromByteOffset: c * 4, as: Int32.self)))
+                }
+            }
+        }
+        return ImageHeader(
+            format: .jpeg, pixelSize: PixelSize(width: Int(header.width), height: Int(header.height)),
+            orientation: orientation(of: header), isProgressive: header.is_multi_scan != 0,
+            bitDepth: Int(header.data_precision), componentSampling: sampling, hasAlpha: false,
+            hasColorProfile: header.icc != nil, dataSize: dataSize)
     }
 
     private static func orientation(of header: wi_jpeg_header) -> ImageOrientation {
@@ -91,20 +105,28 @@ enum JPEGDecoding {
             }
             let size = PixelSize(width: Int(header.width), height: Int(header.height))
             try options.checkPixelLimit(width: size.width, height: size.height)
+            let plan = JPEGDecodingCost(header: imageHeader(header, dataSize: data.count), options: options)
+            try options.checkDecodeBudget(plan.total)
+            // libjpeg's share of the budget caps its own allocations, the progress monitor its scans.
+            let libjpegShare = options.maxDecodeBytes.map { max(plan.libjpeg, $0 - (plan.total - plan.libjpeg)) } ?? 0
+            wi_jpeg_set_limits(decoder, libjpegShare, Int32(clamping: max(0, options.maxProgressiveScans ?? 0)))
             let orientation = orientation(of: header)
             let target = options.targetSize(for: size)
             var outWidth: UInt32 = 0
             var outHeight: UInt32 = 0
             let scaleNumerator = target.map { dctScaleNumerator(from: size, to: $0) } ?? 8
             guard wi_jpeg_start(decoder, UInt32(scaleNumerator), header.is_cmyk, &outWidth, &outHeight) == 0 else {
-                if partial { return nil }
-                throw failure(decoder)
+                let error = failure(decoder, options: options, planned: plan.total)
+                // A limit is final even for a partial decode: more bytes only make it worse.
+                if partial, case .corrupt = error { return nil }
+                if partial, case .truncated = error { return nil }
+                throw error
             }
             var bitmap = try Bitmap(width: Int(outWidth), height: Int(outHeight)) { buffer in
                 try readRows(decoder, into: buffer, width: Int(outWidth), height: Int(outHeight),
                              cmyk: header.is_cmyk != 0, inverted: header.adobe_inverted != 0)
             }
-            guard wi_jpeg_finish(decoder) == 0 else { throw failure(decoder) }
+            guard wi_jpeg_finish(decoder) == 0 else { throw failure(decoder, options: options, planned: plan.total) }
             if !partial && wi_jpeg_truncated(decoder) != 0 { throw ImageCoderError.truncated(.jpeg) }
             if let target, target != bitmap.size { bitmap = bitmap.resampled(to: target) }
             let profile = header.icc.flatMap { ColorProfile(iccData: Data(bytes: $0, count: header.icc_length)) }
@@ -170,7 +192,13 @@ enum JPEGDecoding {
         }
     }
 
-    private static func failure(_ decoder: OpaquePointer) -> ImageCoderError {
+    private static func failure(_ decoder: OpaquePointer, options: ImageDecodeOptions? = nil, planned: Int = 0) -> ImageCoderError {
+        switch Int(wi_jpeg_limit_hit(decoder)) {
+        case Int(WI_JPEG_LIMIT_SCANS): return .tooManyScans(limit: options?.maxProgressiveScans ?? 500)
+        case Int(WI_JPEG_LIMIT_MEMORY) where options?.maxDecodeBytes != nil:
+            return .decodeBudgetExceeded(planned: planned, limit: options?.maxDecodeBytes ?? 0)
+        default: break
+        }
         if wi_jpeg_truncated(decoder) != 0 { return .truncated(.jpeg) }
         return .corrupt(.jpeg, reason: String(cString: wi_jpeg_error(decoder)))
     }

@@ -23,8 +23,7 @@ public struct JXLCoder: AnimatedImageCoder {
 
     public func header(of data: Data) throws -> ImageHeader {
         let header = try JXLDecoding.scan(data)
-        return ImageHeader(format: .jpegXL, pixelSize: header.size, orientation: header.orientation,
-                           frameCount: header.durations.count)
+        return header.imageHeader(dataSize: data.count)
     }
 
     public func canEncode(to format: ImageFormat) -> Bool { false }

@@ -44,6 +44,8 @@ enum JXLDecoding {
         try options.checkPixelLimit(width: scan.size.width, height: scan.size.height)
         let count = options.decodeFirstFrameOnly ? 1 : scan.durations.count
         try options.checkAnimationWork(canvas: scan.size, frameCount: count)
+        // libjxl 0.7 cannot decode smaller than the image: a budget refuses here, before libjxl allocates.
+        try options.checkDecodeBudget(JXLCoder().decodingCost(of: scan.imageHeader(dataSize: data.count), options: options))
         var frames = AnimationFrames(target: options.targetSize(for: scan.size, frameCount: count))
         var format = JxlPixelFormat(num_channels: 4, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
         let byteCount = scan.size.pixelCount * Bitmap.bytesPerPixel

@@ -28,6 +28,10 @@ enum APNGDecoding {
     ) throws -> Image {
         let canvasSize = container.canvasSize  // within the pixel limit: the parser checked
         try options.checkAnimationWork(canvas: canvasSize, frameCount: container.frames.count)
+        if options.maxDecodeBytes != nil {
+            // The same header a caller plans with (the colour chunks decide the conversion copy).
+            try options.checkDecodeBudget(PNGCoder().decodingCost(of: PNGCoder().header(of: originalData), options: options))
+        }
         // Thumbnail, scale-down and the animation byte budget all come out of this one size.
         let target = options.targetSize(for: canvasSize, frameCount: container.frames.count)
 

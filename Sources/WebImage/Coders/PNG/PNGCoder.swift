@@ -19,7 +19,9 @@ public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
             return animation
         }
         let decoder = PNGPushDecoder(maxPixelCount: options.maxPixelCount)
-        var bitmap = try decoder.decodeAll(data)
+        var bitmap = try decoder.decodeAll(data) { decoder in
+            try options.checkDecodeBudget(decodingCost(of: decoder.header(frameCount: 1, dataSize: data.count), options: options))
+        }
         let target = options.targetSize(for: bitmap.size)
         if let target { bitmap = bitmap.resampled(to: target) }
         return Image(
@@ -87,6 +89,8 @@ final class PNGPushDecoder {
 
     deinit { wi_png_decoder_destroy(decoder) }
 
+    var decoderHandle: OpaquePointer? { decoder }
+
     var headerReady: Bool { decoder.map { wi_png_header_ready($0) != 0 } ?? false }
     var size: PixelSize {
         guard let decoder else { return .zero }
@@ -129,8 +133,9 @@ final class PNGPushDecoder {
         try check(status)
     }
 
-    /// Decodes a whole PNG stream straight into the returned bitmap's storage (no copy).
-    func decodeAll(_ data: Data) throws -> Bitmap {
+    /// Decodes a whole PNG stream straight into the returned bitmap's storage (no copy);
+    /// `checkHeader` sees the decoder once the header is read, before the bitmap is allocated.
+    func decodeAll(_ data: Data, checkHeader: (PNGPushDecoder) throws -> Void = { _ in }) throws -> Bitmap {
         guard let decoder else { throw ImageCoderError.outOfMemory }
         let status = data.withUnsafeBytes { raw in
             wi_png_decoder_feed(decoder, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count)
@@ -140,6 +145,7 @@ final class PNGPushDecoder {
             try check(status)
             throw ImageCoderError.truncated(.png)  // the header never completed
         }
+        try checkHeader(self)
         let size = self.size
         return try Bitmap(width: size.width, height: size.height) { buffer in
             wi_png_decoder_set_buffer(decoder, buffer.baseAddress)

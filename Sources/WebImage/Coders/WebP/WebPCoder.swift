@@ -16,6 +16,10 @@ public struct WebPCoder: ProgressiveImageCoder, AnimatedImageCoder {
         if data.isEmpty { throw ImageCoderError.emptyData }
         return try data.withUnsafeBytes { bytes in
             let features = try WebPStatus.features(of: bytes)
+            if options.maxDecodeBytes != nil {
+                let count = features.has_animation != 0 ? try animationInfo(of: data).frameCount : 1
+                try options.checkDecodeBudget(decodingCost(of: WebPDecodingCost.header(bytes, features: features, frameCount: count), options: options))
+            }
             if features.has_animation != 0 {
                 let animation = try WebPAnimationDecoding.decode(bytes, features: features, options: options)
                 return Image(
@@ -35,8 +39,9 @@ public struct WebPCoder: ProgressiveImageCoder, AnimatedImageCoder {
     /// Canvas, frame count and EXIF orientation from the RIFF chunks.
     public func header(of data: Data) throws -> ImageHeader {
         let info = try animationInfo(of: data)
-        let orientation = data.withUnsafeBytes { WebPMetadata.orientation(in: $0) }
-        return ImageHeader(format: .webp, pixelSize: info.canvasSize, orientation: orientation, frameCount: info.frameCount)
+        return try data.withUnsafeBytes { bytes in
+            try WebPDecodingCost.header(bytes, features: WebPStatus.features(of: bytes), frameCount: info.frameCount)
+        }
     }
 
     /// Frame count, loop count and canvas size from the RIFF chunks, without decoding pixels.

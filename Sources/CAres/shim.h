@@ -1,0 +1,2 @@
+// c-ares (Debian's libc-ares-dev): the server's DNS lookups, with timeouts and TTLs.
+#include <ares.h>

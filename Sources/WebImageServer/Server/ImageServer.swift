@@ -290,7 +290,8 @@ public final class ImageServer: Sendable {
     private func admitted<T: Sendable>(bytes: Int, _ work: () async throws -> T) async throws -> T {
         let queued = ContinuousClock.now
         do {
-            return try await admission.run(bytes: bytes) {
+            // This request was taken in (its source fetched) before any drain: a drain lets it finish.
+            return try await admission.run(bytes: bytes, started: true) {
                 metrics.span("queue", .now - queued)
                 return try await work()
             }
@@ -312,6 +313,11 @@ public final class ImageServer: Sendable {
     /// download, not a slot — then plans the variant (413 before any work when it cannot fit),
     /// and makes and stores it in a slot with its planned bytes reserved.
     private func make(_ variant: VariantRequest, accept: String?) async throws -> CachedResult {
+        // A drain turns new work away before its download; work that started before it finishes.
+        guard !admission.isDraining else {
+            metrics.refused("draining")
+            throw ServerFailure.unavailable
+        }
         let data = try await sourceData(variant.source)
         try Task.checkCancellation()
         let maker = VariantMaker(

@@ -11,6 +11,8 @@ final class WorkAdmission: Sendable {
     private struct Waiter {
         let id: UInt64
         let bytes: Int
+        /// Taken in before a drain began: the drain lets it finish.
+        let started: Bool
         let continuation: CheckedContinuation<Bool, Never>
     }
 
@@ -45,8 +47,9 @@ final class WorkAdmission: Sendable {
 
     enum Refusal: Error { case full, draining, cancelled }
 
-    /// Runs `work` in its turn with `bytes` reserved, or refuses.
-    func run<T: Sendable>(bytes: Int = 0, _ work: () async throws -> T) async throws -> T {
+    /// Runs `work` in its turn with `bytes` reserved, or refuses. `started`: the request was taken
+    /// in before a drain began (its source was being fetched), so the drain lets it through.
+    func run<T: Sendable>(bytes: Int = 0, started: Bool = false, _ work: () async throws -> T) async throws -> T {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -54,31 +57,33 @@ final class WorkAdmission: Sendable {
         let admitted = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let answer = state.withLock { state -> Bool? in
-                    if state.draining || state.cancelled.remove(id) != nil { return false }
+                    if (state.draining && !started) || state.cancelled.remove(id) != nil { return false }
                     if state.waiting.isEmpty, state.fits(bytes, width: width, memoryBytes: memoryBytes) {
                         state.running += 1
                         state.reservedBytes += bytes
                         return true
                     }
                     if state.waiting.count >= queueLimit { return false }
-                    state.waiting.append(Waiter(id: id, bytes: bytes, continuation: continuation))
+                    state.waiting.append(Waiter(id: id, bytes: bytes, started: started, continuation: continuation))
                     return nil
                 }
                 if let answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
+            let (cancelled, admitted) = state.withLock { state -> (Waiter?, [Waiter]) in
                 guard let index = state.waiting.firstIndex(where: { $0.id == id }) else {
                     state.cancelled.insert(id)
-                    return nil
+                    return (nil, [])
                 }
-                return state.waiting.remove(at: index)
+                // Leaving from the head of the queue may let those behind it in.
+                return (state.waiting.remove(at: index), Self.admitWaiters(&state, width: width, memoryBytes: memoryBytes))
             }
-            waiter?.continuation.resume(returning: false)
+            cancelled?.continuation.resume(returning: false)
+            for waiter in admitted { waiter.continuation.resume(returning: true) }
         }
         guard admitted else {
             let (draining, _) = state.withLock { ($0.draining, $0.cancelled.remove(id)) }
-            if draining { throw Refusal.draining }
+            if draining, !started { throw Refusal.draining }
             throw Task.isCancelled ? Refusal.cancelled : Refusal.full
         }
         state.withLock { _ = $0.cancelled.remove(id) }
@@ -86,12 +91,13 @@ final class WorkAdmission: Sendable {
         return try await work()
     }
 
-    /// Refuses new work and everything still waiting; running work finishes.
+    /// Refuses new work and everything still waiting but requests already started; running work finishes.
     func drain() {
         let waiting = state.withLock { state in
             state.draining = true
-            defer { state.waiting = [] }
-            return state.waiting
+            let refused = state.waiting.filter { !$0.started }
+            state.waiting.removeAll { !$0.started }
+            return refused
         }
         for waiter in waiting { waiter.continuation.resume(returning: false) }
     }
@@ -112,15 +118,21 @@ final class WorkAdmission: Sendable {
         let admitted = state.withLock { state -> [Waiter] in
             state.running -= 1
             state.reservedBytes -= bytes
-            var admitted: [Waiter] = []
-            while let next = state.waiting.first, state.fits(next.bytes, width: width, memoryBytes: memoryBytes) {
-                state.waiting.removeFirst()
-                state.running += 1
-                state.reservedBytes += next.bytes
-                admitted.append(next)
-            }
-            return admitted
+            return Self.admitWaiters(&state, width: width, memoryBytes: memoryBytes)
         }
         for waiter in admitted { waiter.continuation.resume(returning: true) }
+    }
+
+    /// Takes as many waiters from the head of the queue, in order, as now fit (to be resumed
+    /// once the lock is released).
+    private static func admitWaiters(_ state: inout State, width: Int, memoryBytes: Int) -> [Waiter] {
+        var admitted: [Waiter] = []
+        while let next = state.waiting.first, state.fits(next.bytes, width: width, memoryBytes: memoryBytes) {
+            state.waiting.removeFirst()
+            state.running += 1
+            state.reservedBytes += next.bytes
+            admitted.append(next)
+        }
+        return admitted
     }
 }

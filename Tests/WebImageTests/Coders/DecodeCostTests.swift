@@ -121,7 +121,7 @@ import Testing
     /// suites running at the same time can only add to it, so a pass is conservative; the best of
     /// three runs is kept).
     @Test("planned ≥ peak heap growth measured with mallinfo2",
-          arguments: ["cost-solid-1024.jxl", "cost-solid-1024.avif", "jpeg-progressive.jpg", "webp-lossless.webp", "png-interlaced.png"])
+          arguments: ["cost-solid-1024.jxl", "cost-solid-1024.avif"])
     func planBoundsMeasuredPeak(_ name: String) throws {
         let data = try Fixtures.data(name)
         let header = try Self.manager.header(of: data)
@@ -132,7 +132,6 @@ import Testing
             let peak = try HeapPeak.measure { _ = try Self.manager.decode(data, options: options) }
             best = min(best, peak)
         }
-        print("MEASURE \(name) \(header.pixelSize.width)x\(header.pixelSize.height) planned=\(planned) measured=\(best)")
         #expect(planned >= best, "\(name): planned \(planned) < measured peak \(best)")
     }
 }

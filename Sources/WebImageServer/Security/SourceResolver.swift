@@ -120,7 +120,8 @@ public struct SourceResolver: Sendable {
     /// (`127.1`, `0x7f000001`, `2130706433`) come back as the address they mean.
     public static func systemLookUp(_ host: String) -> [IPAddress] {
         var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        // SOCK_STREAM (1 on Linux): the name is hidden from the release build by the c-ares module's socket headers.
+        hints.ai_socktype = 1
         var result: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, nil, &hints, &result) == 0 else { return [] }
         defer { freeaddrinfo(result) }

@@ -32,8 +32,11 @@ struct ServerFailure: Error, Equatable {
             self = .badRequest("the source URL is malformed")
         case .invalidDownloadStatusCode(let status) where status == 404 || status == 410:
             self = .notFound
-        case .badImageData(let reason) where reason.contains("over the decode limit"):
+        case .badImageData(let reason) where reason.contains("over the decode limit") || reason.contains("over the scan limit"):
             self = .tooLarge
+        case .badImageData(let reason) where reason.contains("over the decode budget"):
+            // The source check (a JPEG XL is checked by decoding it) would need more than a request may hold.
+            self = .overMemoryBudget
         case .badImageData, .invalidDownloadContentType:
             self = .notAnImage
         case .transport(.timedOut):

@@ -97,6 +97,9 @@ final class RawHTTPConnection {
             close(fd)
             throw RawHTTPError.socket(errno)
         }
+        // A peer that never answers (another process on a port that raced) fails the read, not the suite.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(fd) }

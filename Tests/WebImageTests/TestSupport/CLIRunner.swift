@@ -38,10 +38,14 @@ enum CLIRunner {
         try process.run()
         // Both pipes drain at once, before the wait: a child that filled one while we read the
         // other to its end would block for ever (the loader's log under LD_DEBUG is ~30 KB).
+        let output = DrainedPipe(out)
         let errors = DrainedPipe(err)
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.wait()
         process.waitUntilExit()
+        // A process another spec spawned meanwhile may have inherited the pipes' write ends and
+        // keep them open: once the child has exited, its output is what arrived shortly after.
+        let settled = DispatchTime.now() + 10
+        let stdout = output.wait(until: settled)
+        let stderr = errors.wait(until: settled)
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self))
@@ -68,14 +72,16 @@ private final class DrainedPipe: Sendable {
     init(_ pipe: Pipe) {
         let handle = pipe.fileHandleForReading
         DispatchQueue.global().async { [self] in
-            let bytes = handle.readDataToEndOfFile()
-            data.withLock { $0 = bytes }
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                data.withLock { $0.append(chunk) }
+            }
             done.signal()
         }
     }
 
-    func wait() -> Data {
-        done.wait()
+    /// What was read by the pipe's end, or by `deadline`.
+    func wait(until deadline: DispatchTime) -> Data {
+        _ = done.wait(timeout: deadline)
         return data.withLock { $0 }
     }
 }

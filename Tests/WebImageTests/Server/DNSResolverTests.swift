@@ -81,12 +81,13 @@ struct DNSResolverTests {
         let deadline = Duration.seconds(TestTiming.seconds(2))
         limits.deadline = deadline
         let resolver = DNSResolver(lookUp: { host in
-            if host == "slow.test" { _ = release.wait(timeout: .now() + 10) }
+            if host == "slow.test" { _ = release.wait(timeout: .now() + 60) }
             return [origin]
         }, limits: limits)
         let slow = Task { await elapsed { await failureOf { () async throws(DNSFailure) in _ = try await resolver.addresses(for: "slow.test") } } }
         let (fast, took) = try await elapsed { try await resolver.addresses(for: "fast.test") }
-        #expect(fast == [origin] && took < deadline)
+        // Answered while the slow lookup is still blocked (it is released only below): not held up by it.
+        #expect(fast == [origin] && took < .seconds(50))
         let (failure, waited) = await slow.value
         #expect(failure == .timedOut && waited < deadline * 5, "\(String(describing: failure)) after \(waited)")
         release.signal()

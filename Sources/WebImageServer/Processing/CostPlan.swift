@@ -71,7 +71,8 @@ enum EncoderCost {
         switch format {
         case .jpeg: (6, 1 << 20)
         case .png: (6, 1 << 20)
-        case .webp: (14, 4 << 20)
+        // An alpha plane is compressed losslessly (VP8L's hash chains and backward references).
+        case .webp: (40, 4 << 20)
         case .avif: (32, 32 << 20)
         case .gif: (10, 2 << 20)
         default: (16, 4 << 20)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Accepts bytes that pass ``ImageIntegrity/check(_:maxPixelCount:maxAnimationBytes:)`` — their structure, not their
+/// Accepts bytes that pass ``ImageIntegrity/check(_:maxPixelCount:maxAnimationBytes:maxDecodeBytes:)`` — their structure, not their
 /// pixels. For loads whose only job is to put the original bytes in the disk cache (a bulk
 /// prefetch, an image server's source cache): decoding a 30 KB JPEG costs more CPU than
 /// downloading and storing it and the pixels would be thrown away (or decoded later at another

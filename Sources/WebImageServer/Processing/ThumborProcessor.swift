@@ -154,15 +154,12 @@ public struct ThumborProcessor: Sendable {
         return ThumborGeometry(source: size, path: path, upscale: names.contains("upscale"), noUpscale: names.contains("no_upscale"))
     }
 
-    /// The resampler's scratch: a ring of filtered rows and a source row as floats (16 bytes a
-    /// pixel), and for a big reduction the box-averaged copy it starts from (at most a quarter
-    /// of the input).
+    /// The resampler's own cost (``Bitmap/resamplingCost(from:to:)``, the library's one rule for
+    /// it) as a step's cost: its result, and the rest as scratch per output pixel, rounded up.
     static func resizeCost(from input: PixelSize, to output: PixelSize) -> FilterCost {
         let outputPixels = max(1, output.width * output.height)
-        let ring = 16 * (32 * output.width + input.width) / outputPixels + 1
-        let shrinks = output.width * 2 < input.width || output.height * 2 < input.height
-        let boxCopy = shrinks ? input.width * input.height / outputPixels + 1 : 0
-        return FilterCost(scratchBytesPerPixel: ring + boxCopy, makesBitmap: true, passes: 2)
+        let scratch = max(0, Bitmap.resamplingCost(from: input, to: output) - 4 * outputPixels)
+        return FilterCost(scratchBytesPerPixel: (scratch + outputPixels - 1) / outputPixels, makesBitmap: true, passes: 2)
     }
 
     /// thumbor's `rotate(degrees)`: whole degrees, a multiple of 90 taken modulo 360, as 0–3

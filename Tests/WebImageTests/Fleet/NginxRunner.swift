@@ -82,14 +82,11 @@ struct NginxRunner {
 
 enum RawHTTPError: Error { case socket(Int32), closed, malformed(String) }
 
-/// One keep-alive connection sending `GET target` exactly as given; answers with a Content-Length.
-final class RawHTTPConnection {
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = NginxRunner.loopback(port: port)
+extension NginxRunner {
+    /// A blocking TCP socket connected to 127.0.0.1:`port`.
+    static func connectLoopback(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = loopback(port: port)
         let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
@@ -97,6 +94,17 @@ final class RawHTTPConnection {
             close(fd)
             throw RawHTTPError.socket(errno)
         }
+        return fd
+    }
+}
+
+/// One keep-alive connection sending `GET target` exactly as given; answers with a Content-Length.
+final class RawHTTPConnection {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int) throws {
+        fd = try NginxRunner.connectLoopback(port: port)
         // A peer that never answers (another process on a port that raced) fails the read, not the suite.
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

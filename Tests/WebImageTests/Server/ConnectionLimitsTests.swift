@@ -210,15 +210,7 @@ private final class RawSocket: Sendable {
     private let fd: Int32
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = NginxRunner.loopback(port: port)
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else {
-            close(fd)
-            throw RawHTTPError.socket(errno)
-        }
+        fd = try NginxRunner.connectLoopback(port: port)
     }
 
     deinit { close(fd) }

@@ -93,7 +93,8 @@ final class CAresNameService: NameService {
     }
 
     /// The channel, owned by the loop thread.
-    // No lock: confined to the loop thread (made before it starts, used only on it).
+    // @unchecked Sendable without a lock: the channel is confined to the loop thread (made
+    // before it starts, used only on it), so no lock guards it.
     private final class ChannelLoop: @unchecked Sendable {
         let channel: ares_channel
         init(channel: ares_channel) { self.channel = channel }

@@ -21,7 +21,7 @@ public struct FilterRow: Sendable {
         /// Read from the path by the geometry; nothing to run.
         case geometry
         /// The transformer for an image of the given size and the size it makes; nil = nothing to do.
-        case pixels(@Sendable ([FilterValue], PixelSize) -> (any ImageTransformer, PixelSize)?)
+        case pixels(@Sendable (FilterInput) -> (any ImageTransformer, PixelSize)?)
         /// Accepted and always true of WebImage's output (`strip_icc`: the encoders write no profile).
         case holds
     }

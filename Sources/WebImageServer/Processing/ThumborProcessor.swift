@@ -107,7 +107,7 @@ public struct ThumborProcessor: Sendable {
                 logger.info("ignoring a filter whose arguments do not parse", metadata: ["filter": "\(filter.name)"])
                 continue
             }
-            if let (transformer, next) = make(values, size) { add(row.name, transformer, next, row.cost) }
+            if let (transformer, next) = make(FilterInput(values: values, size: size, path: path)) { add(row.name, transformer, next, row.cost) }
         }
         return steps
     }

@@ -1,0 +1,10 @@
+import WebImage
+
+/// What a pixels filter's transformer is made from: its parsed arguments, the image as it is when
+/// the filter runs, and the request around it (`fill` pads to its box).
+struct FilterInput: Sendable {
+    let values: [FilterValue]
+    /// The image's upright size when the filter runs (after the resize and the filters before it).
+    let size: PixelSize
+    let path: ThumborPath
+}

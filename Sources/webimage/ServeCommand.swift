@@ -39,8 +39,15 @@ struct ServeCommand: AsyncParsableCommand {
             Example:
               WEBIMAGE_SECURITY_KEY=secret webimage serve --port 8080
               webimage serve --allow-unsafe &  curl -o t.jpg localhost:8080/unsafe/300x200/example.com/cat.jpg
-            """
+
+            Filters (filters:name(args):…; --list-filters says what each does; any other name is ignored \
+            with a log line, as thumbor does):
+
+            """ + FilterTable.helpText
     )
+
+    @Flag(name: .customLong("list-filters"), help: "Print the filter table (Markdown: every filter, thumbor 7.8's included, and what it does) and exit.")
+    var listFilters = false
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 = any free port; the one chosen is printed).") var port = 8080
@@ -101,6 +108,10 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var nginx: NginxConfigOptions
 
     func run() async throws {
+        if listFilters {
+            print(FilterTable.markdownTable)
+            return
+        }
         if let site = try nginx.config(commandLine: Array(CommandLine.arguments.dropFirst())) {
             FileHandle.standardOutput.write(Data(site.text.utf8))
             return

@@ -24,6 +24,8 @@ public struct FilterRow: Sendable {
         case pixels(@Sendable (FilterInput) -> (any ImageTransformer, PixelSize)?)
         /// Accepted and always true of WebImage's output (`strip_icc`: the encoders write no profile).
         case holds
+        /// A thumbor filter WebImage does not do, and why: ignored with a log line, as an unknown one is.
+        case leftOut(because: String)
     }
 
     public let name: String

@@ -102,6 +102,9 @@ public struct ThumborProcessor: Sendable {
                 logger.info("ignoring unknown filter", metadata: ["filter": "\(filter.name)"])
                 continue
             }
+            if case .leftOut(let reason) = row.action {
+                logger.info("ignoring a filter WebImage leaves out", metadata: ["filter": "\(filter.name)", "why": "\(reason)"])
+            }
             guard case .pixels(let make) = row.action else { continue }
             guard let values = row.values(of: filter) else {
                 logger.info("ignoring a filter whose arguments do not parse", metadata: ["filter": "\(filter.name)"])

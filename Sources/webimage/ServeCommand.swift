@@ -84,6 +84,16 @@ struct ServeCommand: AsyncParsableCommand {
     var maxProgressiveScans = 100
     @Option(name: .customLong("request-deadline"), help: "Seconds a request may take before the answer is 504.") var requestDeadline = 30.0
     @Option(name: .customLong("result-max-age"), help: "Cache-Control max-age of variants, seconds.") var resultMaxAge = 365 * 24 * 3600
+    @Option(name: .customLong("quality-jpeg"), help: "JPEG quality when the URL has no quality() (thumbor's QUALITY).")
+    var jpegQuality = 80
+    @Option(name: .customLong("quality-webp"), help: "WebP quality when the URL has no quality() (default: --quality-jpeg, as thumbor's WEBP_QUALITY).")
+    var webpQuality: Int?
+    @Option(name: .customLong("quality-avif"), help: "AVIF quality when the URL has no quality() (default: --quality-jpeg, as thumbor's AVIF_QUALITY).")
+    var avifQuality: Int?
+    @Flag(name: .customLong("no-progressive"), help: "Write baseline JPEG (progressive is the default, as thumbor's PROGRESSIVE_JPEG).")
+    var noProgressive = false
+    @Flag(name: .customLong("auto-png-to-jpg"), help: "Write a PNG variant without transparency as JPEG (thumbor's AUTO_PNG_TO_JPG; autojpg() in a URL toggles it).")
+    var autoPNGToJPG = false
     @Option(help: "Variants made at once (more wait; past --queue-limit the answer is 429).") var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     @Option(name: .customLong("queue-limit"), help: "Requests that may wait for a slot.") var queueLimit = 256
     @OptionGroup var certificates: CertificateAuthorityOptions
@@ -148,36 +158,27 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.queueLimit = queueLimit
         configuration.accessLog = accessLog
         configuration.cacheDirectory = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        configuration.output.jpegQuality = jpegQuality
+        configuration.output.webpQuality = webpQuality
+        configuration.output.avifQuality = avifQuality
+        configuration.output.progressiveJPEG = !noProgressive
+        configuration.output.autoPNGToJPG = autoPNGToJPG
         guard !configuration.securityKeys.isEmpty || allowUnsafe else {
             throw ValidationError("set WEBIMAGE_SECURITY_KEY (thumbor's security key) or pass --allow-unsafe: otherwise every request is refused")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
-        for (name, value) in [("--max-source-bytes", Int(maxSourceBytes)), ("--max-source-pixels", maxSourcePixels),
-                              ("--max-output-pixels", maxOutputPixels), ("--max-animation-bytes", maxAnimationBytes),
-                              ("--concurrency", concurrency), ("--max-progressive-scans", maxProgressiveScans),
-                              ("--max-memory", configuration.maxMemory), ("--max-request-memory", configuration.maxRequestMemory)] where value <= 0 {
-            throw ValidationError("\(name) must be greater than 0")
-        }
-        guard sourceTimeout > 0, sourceDeadline > 0, sourceDeadline < 1e9, requestDeadline > 0 else {
-            throw ValidationError("--source-timeout, --source-deadline and --request-deadline must be greater than 0")
-        }
-        // A deadline is what keeps a stuck request from holding its slot: it must be a real one.
-        guard requestDeadline < 1e9 else { throw ValidationError("--request-deadline must be a number of seconds (below 1e9)") }
-        configuration.requestDeadline = .milliseconds(Int64((requestDeadline * 1000).rounded()))
         guard drainGrace >= 0, drainGrace < 1e6 else { throw ValidationError("--drain-grace must be 0 or more seconds") }
-        guard maxRedirects >= 0, resultMaxAge >= 0 else { throw ValidationError("--max-redirects and --result-max-age cannot be negative") }
-        for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)] where !(seconds > 0 && seconds < 1e6) {
-            throw ValidationError("\(name) must be a number of seconds greater than 0")
-        }
-        configuration.headerTimeout = .milliseconds(Int64((headerTimeout * 1000).rounded()))
-        configuration.idleTimeout = .milliseconds(Int64((idleTimeout * 1000).rounded()))
-        // Below a request line with a full-length path the limit would refuse valid image requests.
-        guard maxHeaderBytes >= ImageServer.maxPathBytes + 1024 else {
-            throw ValidationError("--max-header-bytes must be at least \(ImageServer.maxPathBytes + 1024) (a path may take \(ImageServer.maxPathBytes))")
-        }
-        guard maxConnections > 0 else { throw ValidationError("--max-connections must be greater than 0") }
+        configuration.requestDeadline = try Self.duration(requestDeadline, flag: "--request-deadline")
+        configuration.headerTimeout = try Self.duration(headerTimeout, flag: "--header-timeout")
+        configuration.idleTimeout = try Self.duration(idleTimeout, flag: "--idle-timeout")
         configuration.maxHeaderBytes = maxHeaderBytes
         configuration.maxConnections = maxConnections
+        // The library's rules, shared with every embedding application; the error names the flag.
+        do {
+            configuration = try configuration.validated()
+        } catch {
+            throw ValidationError("\(Self.flag(for: error.setting)) \(error.requirement)")
+        }
         let admin = try adminListener()
 
         MallocTuning.mapAllocations(from: 1 << 20)
@@ -225,6 +226,23 @@ struct ServeCommand: AsyncParsableCommand {
         let drain = ImageServerDrainService(server: server, grace: .milliseconds(Int64((drainGrace * 1000).rounded())))
         try await drain.run(beside: applications, logger: logger)
         await server.shutdown()
+    }
+
+    /// `seconds` as a duration; a number no deadline can be (infinite, past 1e9 s) is refused here,
+    /// before it is converted, naming `flag`.
+    private static func duration(_ seconds: Double, flag: String) throws -> Duration {
+        guard seconds > 0, seconds < 1e9 else { throw ValidationError("\(flag) must be a number of seconds greater than 0 (below 1e9)") }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// The flag that sets an ``ImageServerConfiguration`` property: `maxOutputPixels` → `--max-output-pixels`.
+    static func flag(for setting: String) -> String {
+        let named = ["securityKeys": "WEBIMAGE_SECURITY_KEY", "maxCacheBytes": "--max-cache-size", "output.jpegQuality": "--quality-jpeg",
+                     "output.webpQuality": "--quality-webp", "output.avifQuality": "--quality-avif", "redisCallTimeout": "WEBIMAGE_REDIS_URL's call timeout"]
+        if let name = named[setting] { return name }
+        return "--" + setting.reduce(into: "") { text, character in
+            if character.isUppercase { text += "-" + character.lowercased() } else { text.append(character) }
+        }
     }
 
     /// Where the admin routes listen: `--admin-host`, and `--admin-port` or the port after `--port`

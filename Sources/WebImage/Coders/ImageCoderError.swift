@@ -50,3 +50,14 @@ public enum ImageCoderError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 }
+
+extension ImageCoderError {
+    /// Whether the image was refused for being over a limit the decode was given (pixels, scans,
+    /// decode budget) rather than for not being an image.
+    public var isOverDecodeLimit: Bool {
+        switch self {
+        case .tooLarge, .tooManyScans, .decodeBudgetExceeded: true
+        default: false
+        }
+    }
+}

@@ -9,6 +9,11 @@ public enum WebImageError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidURL(String)
     /// 1001: the data is empty, could not be decrypted, or could not be decoded as an image.
     case badImageData(reason: String)
+    /// 1001 as well: the image is over a limit the decode was given — its pixels
+    /// (``ImageCoderError/tooLarge(width:height:limit:)``), its progressive scans or its decode
+    /// budget — so it was refused before its pixels were made. Typed, so a caller can tell "too
+    /// big for me" from "not an image" without reading the sentence.
+    case overDecodeLimit(ImageCoderError)
     /// 1002: the server answered `304 Not Modified` but there is no cached data to fall back on.
     case cacheNotModified
     /// 1003: the URL failed before in a way that will not fix itself; see `retryFailed`.
@@ -20,6 +25,9 @@ public enum WebImageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// 2000: no download could be made: the request modifier returned nil, or the request
     /// could not be built.
     case invalidDownloadOperation(reason: String)
+    /// 2000 as well: the loader's hop policy (``DownloadHopPolicy``) refused this URL or a
+    /// redirect's — an address or host the application does not fetch from; `reason` says which.
+    case refusedByHopPolicy(reason: String)
     /// 2001: the status code is not in ``DownloaderConfig/acceptableStatusCodes``.
     case invalidDownloadStatusCode(Int)
     /// 2002: cancelled before it finished.
@@ -36,11 +44,11 @@ public enum WebImageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Int {
         switch self {
         case .invalidURL: 1000
-        case .badImageData: 1001
+        case .badImageData, .overDecodeLimit: 1001
         case .cacheNotModified: 1002
         case .blackListed: 1003
         case .notInCache: 1004
-        case .invalidDownloadOperation: 2000
+        case .invalidDownloadOperation, .refusedByHopPolicy: 2000
         case .invalidDownloadStatusCode: 2001
         case .cancelled: 2002
         case .invalidDownloadResponse: 2003
@@ -71,9 +79,9 @@ public enum WebImageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// blocked either, as in SD 5: a 404 or 503 may be fixed on the server.
     public var shouldBlockFailedURL: Bool {
         switch self {
-        case .invalidURL, .badImageData: true
+        case .invalidURL, .badImageData, .overDecodeLimit: true
         case .transport(let error): !error.isTransient
-        case .cacheNotModified, .blackListed, .notInCache, .invalidDownloadOperation, .invalidDownloadStatusCode,
+        case .cacheNotModified, .blackListed, .notInCache, .invalidDownloadOperation, .refusedByHopPolicy, .invalidDownloadStatusCode,
              .cancelled, .invalidDownloadResponse, .invalidDownloadContentType: false
         }
     }
@@ -82,10 +90,12 @@ public enum WebImageError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .invalidURL(let url): "invalid image URL \(url.isEmpty ? "(empty)" : "'\(url)'")"
         case .badImageData(let reason): "bad image data: \(reason)"
+        case .overDecodeLimit(let error): "bad image data: \(error)"
         case .cacheNotModified: "the server answered 304 Not Modified but no cached copy was given"
         case .blackListed: "the URL failed before and is blocked; use the retryFailed option to try again"
         case .notInCache: "the image is not in the cache and downloading it was not allowed"
         case .invalidDownloadOperation(let reason): "cannot start the download: \(reason)"
+        case .refusedByHopPolicy(let reason): "cannot start the download: \(reason)"
         case .invalidDownloadStatusCode(let status): "the server answered HTTP \(status)"
         case .cancelled: "the image load was cancelled"
         case .invalidDownloadResponse(let reason): "invalid download response: \(reason)"

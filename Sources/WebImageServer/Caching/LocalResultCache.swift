@@ -87,16 +87,18 @@ public final class LocalResultCache: ResultCaching {
     private static let magic = "webimage-result/1"
 
     static func encode(_ result: CachedResult) -> Data {
-        var data = Data("\(magic) \(result.contentType) \(result.etag) \(result.variesByAccept ? 1 : 0)\n".utf8)
+        // Last-Modified holds spaces: it is the line's last field, kept whole.
+        let lastModified = result.lastModified.map { " " + $0.prefix(64).filter { $0 != "\n" } } ?? ""
+        var data = Data("\(magic) \(result.contentType) \(result.etag) \(result.variesByAccept ? 1 : 0)\(lastModified)\n".utf8)
         data.append(result.data)
         return data
     }
 
     static func decode(_ data: Data) -> CachedResult? {
         guard let newline = data.prefix(512).firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        let fields = String(decoding: data[data.startIndex..<newline], as: UTF8.self).split(separator: " ")
-        guard fields.count == 4, fields[0] == magic else { return nil }
+        let fields = String(decoding: data[data.startIndex..<newline], as: UTF8.self).split(separator: " ", maxSplits: 4)
+        guard fields.count >= 4, fields[0] == magic else { return nil }
         return CachedResult(data: Data(data[(newline + 1)...]), contentType: String(fields[1]), etag: String(fields[2]),
-                            variesByAccept: fields[3] == "1")
+                            variesByAccept: fields[3] == "1", lastModified: fields.count == 5 ? String(fields[4]) : nil)
     }
 }

@@ -75,7 +75,8 @@ public final class RedisResultCache: ResultCaching {
 }
 
 /// The value format: `WIR1`, a flags byte (bit 0: varies by Accept), then the content type and
-/// ETag (each a 16-bit length and UTF-8) and the source (a 32-bit length and UTF-8), then the bytes.
+/// ETag (each a 16-bit length and UTF-8) and the source (a 32-bit length and UTF-8), then — with
+/// flag bit 1 — the source's Last-Modified (a 16-bit length and UTF-8), then the bytes.
 enum RedisResultEncoding {
     private static let magic: [UInt8] = Array("WIR1".utf8)
 
@@ -86,13 +87,18 @@ enum RedisResultEncoding {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(16 + type.count + etag.count + sourceBytes.count + result.data.count)
         buffer.writeBytes(magic)
-        buffer.writeInteger(UInt8(result.variesByAccept ? 1 : 0))
+        let lastModified = result.lastModified.map { Array($0.utf8.prefix(Int(UInt16.max))) }
+        buffer.writeInteger(UInt8(result.variesByAccept ? 1 : 0) | (lastModified == nil ? 0 : 2))
         buffer.writeInteger(UInt16(type.count))
         buffer.writeBytes(type)
         buffer.writeInteger(UInt16(etag.count))
         buffer.writeBytes(etag)
         buffer.writeInteger(UInt32(sourceBytes.count))
         buffer.writeBytes(sourceBytes)
+        if let lastModified {
+            buffer.writeInteger(UInt16(lastModified.count))
+            buffer.writeBytes(lastModified)
+        }
         buffer.writeBytes(result.data)
         return buffer
     }
@@ -105,8 +111,13 @@ enum RedisResultEncoding {
               let etagLength = buffer.readInteger(as: UInt16.self), let etag = buffer.readString(length: Int(etagLength)),
               let sourceLength = buffer.readInteger(as: UInt32.self), let source = buffer.readString(length: Int(sourceLength))
         else { return nil }
+        var lastModified: String?
+        if flags & 2 == 2 {
+            guard let length = buffer.readInteger(as: UInt16.self), let text = buffer.readString(length: Int(length)) else { return nil }
+            lastModified = text
+        }
         let result = CachedResult(data: Data(buffer.readableBytesView), contentType: type, etag: etag,
-                                  variesByAccept: flags & 1 == 1)
+                                  variesByAccept: flags & 1 == 1, lastModified: lastModified)
         return (result, source)
     }
 }

@@ -6,12 +6,15 @@ public struct CachedResult: Sendable, Hashable {
     public var contentType: String
     public var etag: String
     public var variesByAccept: Bool
+    /// The source's `Last-Modified`, as its origin sent it; nil when it sent none.
+    public var lastModified: String?
 
-    public init(data: Data, contentType: String, etag: String, variesByAccept: Bool) {
+    public init(data: Data, contentType: String, etag: String, variesByAccept: Bool, lastModified: String? = nil) {
         self.data = data
         self.contentType = contentType
         self.etag = etag
         self.variesByAccept = variesByAccept
+        self.lastModified = lastModified
     }
 }
 

@@ -13,6 +13,10 @@ public enum FilterArgument: Sendable, Hashable {
     case string
     /// `\d+(\|\d+)?`: `round_corner`'s horizontal and optional vertical radius.
     case radii
+    /// `-?\d+(\.\d*)?` terms joined by `;`: `convolution`'s matrix, at most 625 of them.
+    case kernel
+    /// `[(x,y),…]`: one of `curve`'s point lists, 1 to 256 points of 0–255.
+    case curve
 
     /// Digits kept per number: enough for any size, short enough that no sum of a few overflows.
     static let maximumDigits = 9
@@ -40,6 +44,8 @@ public enum FilterArgument: Sendable, Hashable {
                 }
             default: nil
             }
+        case .kernel: ConvolutionKernel.parseTerms(text).map(FilterValue.kernel)
+        case .curve: CurvePoint.parseList(text).map(FilterValue.curve)
         }
     }
 
@@ -69,6 +75,8 @@ public enum FilterValue: Sendable, Hashable {
     case boolean(Bool)
     case string(String)
     case radii(Int, Int)
+    case kernel([Double])
+    case curve([CurvePoint])
 
     /// The value as a number (integers and decimals alike).
     public var number: Double? {

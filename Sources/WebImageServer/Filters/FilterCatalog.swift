@@ -5,7 +5,7 @@ extension FilterTable {
     public static let thumborFilterNames: [String] = [
         "autojpg", "background_color", "blur", "brightness", "colorize", "contrast", "convolution", "curve",
         "equalize", "extract_focal", "fill", "focal", "format", "frame", "grayscale", "max_age", "max_bytes",
-        "no_upscale", "noise", "proportion", "quality", "redeye", "rgb", "rotate", "round_corner", "saturation",
+        "no_upscale", "noise", "proportion", "quality", "red_eye", "rgb", "rotate", "round_corner", "saturation",
         "sharpen", "stretch", "strip_exif", "strip_icc", "upscale", "watermark",
     ]
 
@@ -59,6 +59,8 @@ extension FilterArgument {
         case .boolean: "bool"
         case .string: "text"
         case .radii: "a[|b]"
+        case .kernel: "a;b;…"
+        case .curve: "[(x,y),…]"
         }
     }
 }

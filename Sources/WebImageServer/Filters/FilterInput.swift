@@ -7,4 +7,7 @@ struct FilterInput: Sendable {
     /// The image's upright size when the filter runs (after the resize and the filters before it).
     let size: PixelSize
     let path: ThumborPath
+    /// The decoded images `watermark` and `frame` draw, by their URL as written; empty when
+    /// planning, so a row's size and cost never depend on them.
+    var overlays: [String: Image] = [:]
 }

@@ -33,20 +33,30 @@ public struct FilterRow: Sendable {
     public let arguments: [FilterArgument]
     public let requiredArguments: Int
     public let kind: Kind
+    /// What it costs; for a filter whose cost grows with its arguments (convolution's kernel),
+    /// what it costs at most — ``cost(for:)`` is what the plan and the work count.
     public let cost: FilterCost
+    /// The cost for parsed arguments on the image it runs on, when it depends on them.
+    let costForInput: (@Sendable (FilterInput) -> FilterCost)?
     /// One line for the help text and the README's table.
     public let summary: String
     let action: Action
 
     init(_ name: String, _ arguments: [FilterArgument] = [], required: Int? = nil, kind: Kind, cost: FilterCost = .none,
-         summary: String, action: Action) {
+         costFor costForInput: (@Sendable (FilterInput) -> FilterCost)? = nil, summary: String, action: Action) {
         self.name = name
         self.arguments = arguments
         requiredArguments = required ?? arguments.count
         self.kind = kind
         self.cost = cost
+        self.costForInput = costForInput
         self.summary = summary
         self.action = action
+    }
+
+    /// What this filter costs with these arguments on this image (its ``cost`` unless it depends on them).
+    func cost(for input: FilterInput) -> FilterCost {
+        costForInput?(input) ?? cost
     }
 
     /// `filter`'s arguments parsed by this row's grammar, or nil when they do not match it (too

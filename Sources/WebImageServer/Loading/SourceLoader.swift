@@ -6,8 +6,8 @@ import WebImage
 /// (`SourceHopPolicy`), so every hop, the first and each redirect, is resolved, checked and
 /// sent to the checked address only.
 ///
-/// A refused source fails with ``WebImageError/invalidDownloadOperation(reason:)`` (2000) whose
-/// reason starts with ``refusalPrefix``; the server answers it with 403.
+/// A refused source fails with ``WebImageError/refusedByHopPolicy(reason:)`` (2000), a typed
+/// refusal the server answers with 403; its reason starts with ``refusalPrefix`` for the log.
 public struct SourceLoader: AsyncImageLoader {
     public static let refusalPrefix = "source refused: "
 

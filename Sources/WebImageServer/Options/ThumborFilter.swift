@@ -28,14 +28,28 @@ public struct ThumborFilter: Sendable, Hashable, CustomStringConvertible {
                 throw .badFilter(String(Substring(rest)))
             }
             let inside = String(Substring(rest[rest.index(after: open)..<close]))
-            let arguments = inside.trimmingCharacters(in: .whitespaces).isEmpty ? [] : inside.unicodeScalars
-                .split(separator: ",", omittingEmptySubsequences: false)
+            let arguments = inside.trimmingCharacters(in: .whitespaces).isEmpty ? [] : splitArguments(inside.unicodeScalars)
                 .map { String(String.UnicodeScalarView($0)).trimmingCharacters(in: .whitespaces) }
             filters.append(ThumborFilter(name: String(Substring(name)), arguments: arguments))
             rest = rest[rest.index(after: close)...]
             if rest.first == ":" { rest = rest.dropFirst() } else if !rest.isEmpty { throw .badFilter(String(Substring(rest))) }
         }
         return filters
+    }
+
+    /// An argument list split at its commas, except those inside `[…]` (`curve`'s point lists
+    /// `[(0,0),(255,255)]` are one argument each, as thumbor's regex reads them).
+    private static func splitArguments(_ text: String.UnicodeScalarView) -> [Substring.UnicodeScalarView] {
+        var depth = 0
+        return text[...].split(omittingEmptySubsequences: false) { scalar in
+            switch scalar {
+            case "[": depth += 1
+            case "]": depth = max(0, depth - 1)
+            case ",": return depth == 0
+            default: break
+            }
+            return false
+        }
     }
 
     /// The `)` that ends the argument list opened at `open`, nested parentheses counted.

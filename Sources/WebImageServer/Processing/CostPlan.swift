@@ -20,18 +20,28 @@ struct CostPlan: Sendable, Hashable {
     /// The stage at the peak, for the 413's log line.
     var peakStage: Stage? { stages.max { $0.bytes < $1.bytes } }
 
+    /// The largest frame any step makes (`fill`'s box may outgrow the variant): the output limit's check.
+    var largestSize = PixelSize(width: 0, height: 0)
+
     /// The plan for making `processor`'s variant from a source of `sourceBytes` bytes whose
     /// header is `header`, decoded with `options`, written as one of `formats` (the dearest counted).
     init(header: ImageHeader, sourceBytes: Int, options: ImageDecodeOptions, decodeBytes: Int,
-         processor: ThumborProcessor, formats: [ImageFormat], maxBytes: Int?) {
+         processor: ThumborProcessor, formats: [ImageFormat], maxBytes: Int?, overlays: Overlays = .none) {
         let frames = max(1, header.frameCount)
-        var stages = [Stage(name: "decode", bytes: Self.sum(sourceBytes, decodeBytes))]
+        var stages: [Stage] = []
+        if overlays != .none {
+            stages.append(Stage(name: "overlays", bytes: Self.sum(sourceBytes, overlays.encodedBytes, overlays.decodeBytes)))
+        }
+        // The overlays' bytes and bitmaps stay alive through every later stage.
+        let sourceBytes = Self.sum(sourceBytes, overlays.encodedBytes, overlays.heldBytes)
+        stages.append(Stage(name: "decode", bytes: Self.sum(sourceBytes, decodeBytes)))
         let stored = options.thumbnailPixelSize.map {
             ThumbnailMath.scaledSize(header.pixelSize, fitting: $0, preserveAspectRatio: options.preserveAspectRatio)
         } ?? header.pixelSize
         let decoded = header.orientation.swapsDimensions ? PixelSize(width: stored.height, height: stored.width) : stored
         var image = Self.bitmapBytes(decoded, frames: frames)
         var size = decoded
+        var largest = PixelSize(width: 0, height: 0)
         if processor.path.trim != nil {
             stages.append(Stage(name: "trim", bytes: Self.sum(sourceBytes, 2 * image)))
         }
@@ -39,10 +49,21 @@ struct CostPlan: Sendable, Hashable {
             stages.append(Stage(name: step.name, bytes: Self.sum(sourceBytes, image, step.cost.bytes(for: step.size, frames: frames))))
             size = step.size
             image = Self.bitmapBytes(size, frames: frames)
+            if Self.bitmapBytes(size, frames: 1) > Self.bitmapBytes(largest, frames: 1) { largest = size }
         }
         let encoder = formats.map { EncoderCost.bytes(for: $0, size: size, frames: frames, searching: maxBytes != nil) }.max() ?? 0
         stages.append(Stage(name: "encode", bytes: Self.sum(sourceBytes, image, encoder)))
         self.stages = stages
+        largestSize = largest
+    }
+
+    /// What the images `watermark` and `frame` draw cost: their bytes, the peak while they are
+    /// decoded, and what stays alive (their bitmaps and what scaling them needs) until the variant is made.
+    struct Overlays: Sendable, Hashable {
+        var encodedBytes = 0
+        var decodeBytes = 0
+        var heldBytes = 0
+        static let none = Overlays()
     }
 
     static func bitmapBytes(_ size: PixelSize, frames: Int) -> Int {

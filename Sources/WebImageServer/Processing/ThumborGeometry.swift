@@ -4,19 +4,22 @@ import WebImage
 /// alone (before any pixel is touched) — thumbor's rules:
 /// - the crop box `AxB:CxD` is cut first (clamped to the image; an empty box is ignored);
 /// - a side of 0 follows the other's ratio, `orig` is the source's side, both 0 = the source size;
-/// - default mode fills the box and crops what sticks out, placed by halign/valign (`smart` has no
-///   detector here and uses the same placement — centre unless aligned);
+/// - default mode fills the box and crops what sticks out, centred on the focal points' weighted
+///   centre (``focus``: detected by `smart`, or given by `focal()`) within the region, else placed
+///   by halign/valign;
 /// - `fit-in` fits inside the box and never enlarges (unless `upscale()`); `full-fit-in` makes the
 ///   smaller side fit (the other may stick out, nothing is cropped); `adaptive-` swaps the box's
 ///   sides when that suits the image's orientation better;
 /// - `no_upscale()` keeps default mode from enlarging.
+/// - `stretch()` makes default mode scale the region to the box without cropping (aspect not kept).
 struct ThumborGeometry: Equatable {
     /// The region of the upright source to use.
     var region: PixelRect
     /// The size that region is scaled to.
     var size: PixelSize
 
-    init(source: PixelSize, path: ThumborPath, upscale: Bool, noUpscale: Bool) {
+    /// `focus` is the focal points' centre of mass in the region's pixels (after the crop box).
+    init(source: PixelSize, path: ThumborPath, upscale: Bool, noUpscale: Bool, focus: (x: Double, y: Double)? = nil) {
         var region = PixelRect(x: 0, y: 0, width: source.width, height: source.height)
         if let crop = path.crop {
             let left = max(0, min(crop.left, source.width)), top = max(0, min(crop.top, source.height))
@@ -53,13 +56,27 @@ struct ThumborGeometry: Equatable {
                 (boxWidth, boxHeight) = ((boxWidth * shrink).rounded(), (boxHeight * shrink).rounded())
             }
             let target = PixelSize(width: max(1, Int(boxWidth)), height: max(1, Int(boxHeight)))
+            // `stretch()` skips thumbor's auto-crop: the whole region is scaled to the box, aspect not kept.
+            if path.filters.contains(where: { $0.name == "stretch" && $0.arguments.isEmpty }) {
+                (self.region, self.size) = (region, target)
+                return
+            }
             // The largest part of the region with the box's aspect, placed by the alignment.
             let scale = max(Double(target.width) / w, Double(target.height) / h)
             let used = PixelSize(width: min(region.width, max(1, Int((Double(target.width) / scale).rounded()))),
                                  height: min(region.height, max(1, Int((Double(target.height) / scale).rounded()))))
             let spareX = region.width - used.width, spareY = region.height - used.height
-            let x = switch path.horizontalAlign { case .left: 0; case .center: spareX / 2; case .right: spareX }
-            let y = switch path.verticalAlign { case .top: 0; case .middle: spareY / 2; case .bottom: spareY }
+            var x = switch path.horizontalAlign { case .left: 0; case .center: spareX / 2; case .right: spareX }
+            var y = switch path.verticalAlign { case .top: 0; case .middle: spareY / 2; case .bottom: spareY }
+            if let focus {
+                // thumbor's auto_crop: the box centred on the focus, kept inside the region.
+                func place(_ centre: Double, _ side: Int, _ spare: Int) -> Int {
+                    let start = min(max(centre - Double(side) / 2, 0), Double(spare)).rounded(.toNearestOrEven)
+                    return start.isFinite ? Int(start) : spare / 2
+                }
+                x = place(focus.x, used.width, spareX)
+                y = place(focus.y, used.height, spareY)
+            }
             self.region = PixelRect(x: region.x + x, y: region.y + y, width: used.width, height: used.height)
             self.size = target
         }

@@ -14,6 +14,10 @@ public struct ThumborProcessor: Sendable {
         public var format: ImageFormat?
         public var quality: Int?
         public var maxBytes: Int?
+        /// `max_age(n)`: the variant's `Cache-Control` max-age, seconds (0 = no-cache).
+        public var maxAge: Int?
+        /// `autojpg(…)`: the URL's say on writing an opaque PNG as JPEG (``OutputDefaults/convertsPNGToJPEG(requested:)``).
+        public var autoJPG: Bool?
     }
 
     /// One step of the variant's pipeline, planned on sizes before any pixel is made.
@@ -78,8 +82,9 @@ public struct ThumborProcessor: Sendable {
     /// The steps that turn a decode of `decoded` pixels (upright size; `oriented` when its EXIF
     /// orientation is still to be applied) of a source whose upright size is `source` into the
     /// variant: the list ``process(_:sourceSize:budget:)`` runs and the cost plan adds up.
-    func steps(decoded: PixelSize, oriented: Bool, source: PixelSize) -> [Step] {
-        let geometry = geometry(forSource: source)
+    /// `focalPoints` are detected ones in `source`'s pixels (see ``focalPoints(detected:sourceSize:)``).
+    func steps(decoded: PixelSize, oriented: Bool, source: PixelSize, focalPoints: [FocalPoint] = [], overlays: [String: Image] = [:]) -> [Step] {
+        let geometry = geometry(forSource: source, focalPoints: focalPoints)
         let region = geometry.region.scaled(from: source, to: decoded)
         var steps: [Step] = []
         var size = decoded
@@ -110,7 +115,8 @@ public struct ThumborProcessor: Sendable {
                 logger.info("ignoring a filter whose arguments do not parse", metadata: ["filter": "\(filter.name)"])
                 continue
             }
-            if let (transformer, next) = make(FilterInput(values: values, size: size, path: path)) { add(row.name, transformer, next, row.cost) }
+            let input = FilterInput(values: values, size: size, path: path, overlays: overlays)
+            if let (transformer, next) = make(input) { add(row.name, transformer, next, row.cost(for: input)) }
         }
         return steps
     }
@@ -123,8 +129,10 @@ public struct ThumborProcessor: Sendable {
     /// `isCancelled` says so the work stops between steps (`CancellationError`). Returns nil when a
     /// transformer cannot apply.
     public func process(
-        _ image: Image, sourceSize: PixelSize? = nil, budget: OutputBudget = .unlimited, isCancelled: () -> Bool = { false }
+        _ image: Image, sourceSize: PixelSize? = nil, budget: OutputBudget = .unlimited, focalPoints: [FocalPoint] = [],
+        overlays: [String: Image] = [:], isCancelled: () -> Bool = { false }
     ) throws -> Image? {
+        var focalPoints = focalPoints
         var image = image
         var source = sourceSize ?? image.uprightSize
         let frames = image.frames.count
@@ -139,10 +147,12 @@ public struct ThumborProcessor: Sendable {
                rect != PixelRect(x: 0, y: 0, width: size.width, height: size.height),
                let trimmed = CroppingTransformer(rect: rect).transform(image, forKey: "") {
                 image = trimmed
+                // Detection saw the untrimmed source; its points move with the trim.
+                focalPoints = focalPoints.map { $0.offset(dx: -Double(rect.x), dy: -Double(rect.y)) }
             }
             source = image.uprightSize
         }
-        for step in steps(decoded: image.uprightSize, oriented: image.orientation != .up, source: source) {
+        for step in steps(decoded: image.uprightSize, oriented: image.orientation != .up, source: source, focalPoints: focalPoints, overlays: overlays) {
             if isCancelled() { throw CancellationError() }
             let (live, overflow) = image.cost.addingReportingOverflow(step.cost.bytes(for: step.size, frames: frames))
             try budget.check(bytes: overflow ? .max : live, size: step.size, frames: frames)
@@ -152,9 +162,10 @@ public struct ThumborProcessor: Sendable {
         return image
     }
 
-    private func geometry(forSource size: PixelSize) -> ThumborGeometry {
+    func geometry(forSource size: PixelSize, focalPoints: [FocalPoint] = []) -> ThumborGeometry {
         let names = Set(path.filters.map(\.name))
-        return ThumborGeometry(source: size, path: path, upscale: names.contains("upscale"), noUpscale: names.contains("no_upscale"))
+        let focus = FocalPoint.centreOfMass(subjectPoints(detected: focalPoints, sourceSize: size))
+        return ThumborGeometry(source: size, path: path, upscale: names.contains("upscale"), noUpscale: names.contains("no_upscale"), focus: focus)
     }
 
     /// The resampler's own cost (``Bitmap/resamplingCost(from:to:)``, the library's one rule for

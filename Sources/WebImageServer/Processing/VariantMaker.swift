@@ -30,16 +30,24 @@ struct VariantMaker: Sendable {
         /// The bytes admission reserves: the plan's peak with room for a decoder's rounding.
         var reservation: Int { min(CostPlan.sum(plan.peakBytes, plan.peakBytes / 8), limitBytes) }
         let limitBytes: Int
+        /// The images `watermark` and `frame` draw, by URL as written (``planOverlays(_:)``).
+        var overlays: [String: PlannedOverlay] = [:]
     }
 
     let processor: ThumborProcessor
     let output: ThumborProcessor.Output
     let limits: Limits
     let coders: ImageCodersManager
+    /// Qualities, progressive JPEG and PNG-to-JPEG when the URL does not say.
+    var defaults = OutputDefaults()
+    /// Finds the focal points `smart` crops around; nil = no detection (the alignment places the crop).
+    var smartDetector: SmartDetector? = nil
+    /// The source's identity for ``smartDetector``'s cache (its URL): one detection per source.
+    var sourceKey: String? = nil
 
     /// Reads `data`'s header and plans the variant for a client whose `Accept` is `accept`;
     /// throws 413 for a source or a plan over a limit.
-    func plan(_ data: Data, accept: String?) throws(ServerFailure) -> Planned {
+    func plan(_ data: Data, accept: String?, overlays: [String: Data] = [:]) throws(ServerFailure) -> Planned {
         let header: ImageHeader
         do { header = try coders.header(of: data) } catch { throw ServerFailure(decoding: error) }
         let stored = header.pixelSize
@@ -55,11 +63,13 @@ struct VariantMaker: Sendable {
             preserveAspectRatio: box?.keepsAspectRatio ?? true,
             maxPixelCount: limits.sourcePixels, maxAnimationBytes: limits.animationBytes)
         options.maxProgressiveScans = limits.progressiveScans
+        let (plannedOverlays, overlayCost) = try planOverlays(overlays)
         let plan = CostPlan(header: header, sourceBytes: data.count, options: options,
                             decodeBytes: coders.decodingCost(of: header, options: options),
                             processor: processor,
                             formats: output.format.map { [$0] } ?? OutputFormat.candidates(accept, encodable: coders.canEncode(to:)),
-                            maxBytes: output.maxBytes)
+                            maxBytes: output.maxBytes, overlays: overlayCost)
+        do { try sizes.check(plan.largestSize, frames: header.frameCount) } catch { throw .tooLarge }
         guard plan.peakBytes <= limits.requestBytes else {
             processor.logger.info("variant over the request memory cap", metadata: [
                 "planned": "\(plan.peakBytes)", "stage": "\(plan.peakStage?.name ?? "")", "cap": "\(limits.requestBytes)",
@@ -67,22 +77,24 @@ struct VariantMaker: Sendable {
             throw .overMemoryBudget
         }
         var planned = Planned(data: data, header: header, options: options, plan: plan, budget: sizes, limitBytes: limits.requestBytes)
-        // The decoder and every step are held to what admission reserves, less the source's bytes.
-        let working = planned.reservation - data.count
+        planned.overlays = plannedOverlays
+        // The decoder and every step are held to what admission reserves, less the source's bytes and the overlays'.
+        let working = planned.reservation - CostPlan.sum(data.count, overlayCost.encodedBytes, overlayCost.heldBytes)
         planned.options.maxDecodeBytes = working
         planned.budget.bytes = working
         return planned
     }
 
     /// ``plan(_:)`` then ``make(_:accept:)``, with nothing reserved in between.
-    func make(from data: Data, accept: String?) async throws -> CachedResult {
-        try await make(try plan(data, accept: accept), accept: accept)
+    func make(from data: Data, accept: String?, overlays: [String: Data] = [:]) async throws -> CachedResult {
+        try await make(try plan(data, accept: accept, overlays: overlays), accept: accept)
     }
 
     /// The encoded variant, for a client whose `Accept` is `accept`.
     func make(_ planned: Planned, accept: String?) async throws -> CachedResult {
         let (coders, data, options) = (self.coders, planned.data, planned.options)
         let cancellation = WorkCancellation()
+        let overlays = try await decodeOverlays(planned.overlays, cancellation: cancellation)
         let decoded: Result<Image, any Error> = await cancellation.run {
             await ImageWorkQueue.decoding.run {
                 do {
@@ -96,26 +108,42 @@ struct VariantMaker: Sendable {
             }
         }
         let image = try decoded.get()
-        let format = OutputFormat(requested: output.format, accept: accept, source: image) { coders.canEncode(to: $0) }
-        let (processor, output, budget, source) = (self.processor, self.output, planned.budget, planned.header.uprightSize)
-        let encoded: Result<Data, any Error> = await cancellation.run { await ImageWorkQueue.processing.run {
+        var detected: [FocalPoint] = []
+        if processor.path.smart, let smartDetector, let sourceKey {
+            detected = await cancellation.run {
+                await smartDetector.focalPoints(in: image, sourceKey: sourceKey, sourceSize: planned.header.uprightSize)
+            }
+            try cancellation.check()
+        }
+        let focalPoints = detected
+        let chosen = OutputFormat(requested: output.format, accept: accept, source: image) { coders.canEncode(to: $0) }
+        let frameCount = planned.header.frameCount
+        let (processor, output, budget, source, defaults) = (self.processor, self.output, planned.budget, planned.header.uprightSize, self.defaults)
+        let encoded: Result<CachedResult, any Error> = await cancellation.run { await ImageWorkQueue.processing.run {
             do {
                 try cancellation.check()
-                guard let variant = try processor.process(image, sourceSize: source, budget: budget, isCancelled: { cancellation.isRaised }) else {
+                guard let variant = try processor.process(image, sourceSize: source, budget: budget, focalPoints: focalPoints, overlays: overlays, isCancelled: { cancellation.isRaised }) else {
                     return .failure(ServerFailure.badRequest("the options cannot be applied to this image"))
                 }
                 try cancellation.check()
+                if processor.path.meta {
+                    let points = processor.focalPoints(detected: focalPoints, sourceSize: source).map(MetaDocument.FocalPoint.init)
+                    return .success(processor.metaDocument(of: variant, source: source, frames: frameCount, focalPoints: points).result)
+                }
+                let format = chosen.convertingOpaquePNG(variant, output: output, defaults: defaults)
                 let encoder = EncoderCost.bytes(for: format.format, size: variant.pixelSize, frames: variant.frames.count, searching: output.maxBytes != nil)
                 try budget.check(bytes: CostPlan.sum(variant.cost, encoder), size: variant.pixelSize, frames: variant.frames.count)
-                return Result { try Self.encode(variant, as: format.format, output: output, coders: coders, cancellation: cancellation) }
+                return Result {
+                    let bytes = try Self.encode(variant, as: format.format, output: output, coders: coders, defaults: defaults, cancellation: cancellation)
+                    return CachedResult(data: bytes, contentType: format.contentType, etag: Self.etag(bytes), variesByAccept: format.negotiated)
+                }
             } catch let exceeded as OutputBudget.Exceeded {
                 return .failure(exceeded.bytes == nil ? ServerFailure.tooLarge : ServerFailure.overMemoryBudget)
             } catch {
                 return .failure(error)
             }
         } }
-        let bytes = try encoded.get()
-        return CachedResult(data: bytes, contentType: format.contentType, etag: Self.etag(bytes), variesByAccept: format.negotiated)
+        return try encoded.get()
     }
 
     /// Encodes at the asked quality. With `max_bytes` (JPEG and WebP), a bounded search for the
@@ -123,16 +151,16 @@ struct VariantMaker: Sendable {
     /// ``maxBytesAttempts`` encodes; the smallest result when none fits.
     static func encode(
         _ image: Image, as format: ImageFormat, output: ThumborProcessor.Output, coders: ImageCodersManager,
-        cancellation: WorkCancellation = WorkCancellation()
+        defaults: OutputDefaults = OutputDefaults(), cancellation: WorkCancellation = WorkCancellation()
     ) throws -> Data {
         func encoded(_ quality: Int) throws -> Data {
             try cancellation.check()
-            guard let data = try? coders.encode(image, as: format, options: ImageEncodeOptions(quality: Double(quality) / 100)) else {
+            guard let data = try? coders.encode(image, as: format, options: ImageEncodeOptions(quality: Double(quality) / 100, progressive: defaults.progressiveJPEG)) else {
                 throw ServerFailure.badRequest("the image cannot be written as \(format.rawValue)")
             }
             return data
         }
-        let requested = output.quality ?? 80
+        let requested = output.quality ?? defaults.quality(for: format)
         let first = try encoded(requested)
         guard let limit = output.maxBytes, first.count > limit, format == .jpeg || format == .webp else { return first }
         var (low, high) = (minimumSearchQuality, requested - 1)  // the answer lies in low...high, if anywhere

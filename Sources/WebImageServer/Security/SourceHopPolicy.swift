@@ -15,7 +15,7 @@ struct SourceHopPolicy: DownloadHopPolicy {
         } catch .lookupTimedOut {
             throw .transport(.timedOut(.connect))
         } catch {
-            throw .invalidDownloadOperation(reason: SourceLoader.refusalPrefix + error.description)
+            throw .refusedByHopPolicy(reason: SourceLoader.refusalPrefix + error.description)
         }
     }
 }

@@ -8,7 +8,13 @@ struct Answer: Sendable {
     var body: ByteBuffer
 
     init(result: CachedResult, ifNoneMatch: String?, maxAge: Int) {
-        headers = [.eTag: result.etag, .cacheControl: "public, max-age=\(maxAge)"]
+        self.init(result: result, ifNoneMatch: ifNoneMatch, cacheControl: "public, max-age=\(maxAge)")
+    }
+
+    /// The variant with `Cache-Control: cacheControl`, and the source's `Last-Modified` when it had one.
+    init(result: CachedResult, ifNoneMatch: String?, cacheControl: String) {
+        headers = [.eTag: result.etag, .cacheControl: cacheControl]
+        if let lastModified = result.lastModified { headers[.lastModified] = lastModified }
         if result.variesByAccept { headers[.vary] = "Accept" }
         let tags = (ifNoneMatch ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if tags.contains(result.etag) || tags.contains("*") {

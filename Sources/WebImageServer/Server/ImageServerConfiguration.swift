@@ -50,8 +50,10 @@ public struct ImageServerConfiguration: Sendable {
     public var concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     /// Requests that may wait for a slot; past it the answer is 429 with `Retry-After`.
     public var queueLimit = 256
-    /// `Cache-Control: public, max-age` of variants. One year.
+    /// `Cache-Control: public, max-age` of variants (`max_age(n)` in a URL overrides it). One year.
     public var resultMaxAge = 365 * 24 * 3600
+    /// How variants are written when the URL does not say: qualities, progressive JPEG, PNG to JPEG.
+    public var output = OutputDefaults()
     /// Where the source and result caches live; nil = `$XDG_CACHE_HOME/webimage/server`.
     public var cacheDirectory: URL?
     /// Disk budget of each cache (sources, results). 1 GB.
@@ -96,6 +98,7 @@ public struct ImageServerConfiguration: Sendable {
             "limits: source \(maxSourceBytes) bytes, \(maxSourcePixels) px; output \(maxOutputPixels) px; animation \(maxAnimationBytes) bytes; \(maxRedirects) redirects; source timeout \(sourceTimeout) s; deadline \(requestDeadline)",
             "work: \(concurrency) at once, \(queueLimit) waiting at most; access log \(accessLog ? "on" : "off")",
             "memory: \(maxMemory) bytes planned at once, \(maxRequestMemory) per request; source deadline \(sourceDeadline) s; \(maxProgressiveScans) JPEG scans",
+            "output: JPEG quality \(output.jpegQuality)\(output.progressiveJPEG ? " progressive" : ""), WebP \(output.quality(for: .webp)), AVIF \(output.quality(for: .avif))\(output.autoPNGToJPG ? "; opaque PNG as JPEG" : "")",
             "cache: \(cacheDirectory?.path ?? "default directory"), \(maxCacheBytes) bytes per tier on disk, \(memoryCacheBytes) in memory; variants max-age \(resultMaxAge) s",
             "shared tier: \(redisURL.map { "Redis at \($0)" } ?? "none")",
             "connections: \(maxConnections) at once; head within \(headerTimeout), at most \(maxHeaderBytes) bytes; idle \(idleTimeout)",

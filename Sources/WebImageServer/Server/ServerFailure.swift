@@ -1,12 +1,16 @@
-import HTTPTypes
+import Hummingbird
 import WebImage
 
 /// A request's failure as the client sees it: a status and one plain sentence. Never a stack
 /// trace, a path on this machine, an internal address or a library's message — those go to the log.
-struct ServerFailure: Error, Equatable {
-    var status: HTTPResponse.Status
-    var message: String
-    var retryAfter: Int?
+/// Thrown through Hummingbird's middleware as an `HTTPResponseError`, so the access log and the
+/// metrics see its status, and the router writes it (``Answer/init(failure:)``).
+public struct ServerFailure: HTTPResponseError, Equatable {
+    public var status: HTTPResponse.Status
+    /// The sentence the client reads after the status line.
+    public var message: String
+    /// Seconds for `Retry-After` (busy, draining).
+    public var retryAfter: Int?
 
     static func badRequest(_ message: String) -> Self { Self(status: .badRequest, message: message) }
     static let forbiddenSignature = Self(status: .forbidden, message: "bad or missing URL signature")
@@ -22,21 +26,27 @@ struct ServerFailure: Error, Equatable {
     static let busy = Self(status: .tooManyRequests, message: "too many requests in progress, try again shortly", retryAfter: 1)
     static let unavailable = Self(status: .serviceUnavailable, message: "the server is shutting down", retryAfter: 5)
     static let timeout = Self(status: .gatewayTimeout, message: "the image took too long to make")
+    static let purgeDisabled = Self(status: .notFound, message: "purge is not enabled on this server")
+    static let unauthorized = Self(status: .unauthorized, message: "a valid bearer token is required")
+    static let badCallback = Self(status: .badRequest, message: "callback must be a JavaScript identifier (letters, digits, _, $ and dots, at most 64 characters)")
+
+    /// The failure as a response: `STATUS REASON: message`, plain text, never cached.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Answer(failure: self).response
+    }
 
     /// What a source load's typed error means for the client.
     init(_ error: WebImageError) {
         switch error {
-        case .invalidDownloadOperation(let reason) where reason.hasPrefix(SourceLoader.refusalPrefix):
+        case .refusedByHopPolicy:
             self = .forbiddenSource
         case .invalidURL:
             self = .badRequest("the source URL is malformed")
         case .invalidDownloadStatusCode(let status) where status == 404 || status == 410:
             self = .notFound
-        case .badImageData(let reason) where reason.contains("over the decode limit") || reason.contains("over the scan limit"):
-            self = .tooLarge
-        case .badImageData(let reason) where reason.contains("over the decode budget"):
-            // The source check (a JPEG XL is checked by decoding it) would need more than a request may hold.
-            self = .overMemoryBudget
+        case .overDecodeLimit(let error):
+            // The source check (a JPEG XL is checked by decoding it) may need more than a request may hold.
+            self = Self(decoding: error)
         case .badImageData, .invalidDownloadContentType:
             self = .notAnImage
         case .transport(.timedOut):
@@ -59,7 +69,7 @@ struct ServerFailure: Error, Equatable {
         }
     }
 
-    init(status: HTTPResponse.Status, message: String, retryAfter: Int? = nil) {
+    public init(status: HTTPResponse.Status, message: String, retryAfter: Int? = nil) {
         self.status = status
         self.message = message
         self.retryAfter = retryAfter

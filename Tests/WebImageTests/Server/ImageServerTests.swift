@@ -239,9 +239,10 @@ struct ImageServerDeadlineTests {
             // The download was cancelled long before the origin's 30 s: its connection closed.
             #expect(await eventually(timeout: .seconds(20)) { harness.origin.inFlightRequests == 0 })
             #expect(harness.server.admission.counts == (0, 0, 0))
-            // Nothing was kept running for the cache: the next request fetches again.
+            // Nothing was kept running for the cache: the next request fetches again (whether it
+            // then beats the short deadline depends on the machine's load, so its status is not the point).
             harness.origin.route("/slow.jpg", .fixture("jpeg-baseline.jpg"))
-            #expect(try await harness.get(harness.unsafe("10x0", "/slow.jpg")).status == 200)
+            _ = try await harness.get(harness.unsafe("10x0", "/slow.jpg"))
             #expect(harness.origin.requestCount("/slow.jpg") == 2)
         }
     }

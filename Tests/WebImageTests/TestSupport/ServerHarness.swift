@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -51,6 +52,7 @@ struct ServerHarness: Sendable {
 func withImageServer(
     _ configure: (inout ImageServerConfiguration) -> Void = { _ in },
     lookUp: SourceResolver.Lookup? = nil,
+    logger: Logger = Logger(label: "WebImageServer"),
     _ body: (ServerHarness) async throws -> Void
 ) async throws {
     let origin = try await TestOrigin.start()
@@ -60,7 +62,7 @@ func withImageServer(
     configuration.allowLoopbackSources = true
     configuration.cacheDirectory = directory
     configure(&configuration)
-    let server = ImageServer(configuration: configuration, lookUp: lookUp)
+    let server = ImageServer(configuration: configuration, logger: logger, lookUp: lookUp)
     let router = Router()
     server.addRoutes(to: router)
     // One router for both faces here: the specs ask /metrics and /purge where they ask images.

@@ -34,7 +34,7 @@ enum LoaderDecoding {
         do {
             return .success(try coder(for: context).decode(data, options: decodeOptions(for: url, options: options, context: context)))
         } catch let error as ImageCoderError {
-            return .failure(.badImageData(reason: error.description))
+            return .failure(error.isOverDecodeLimit ? .overDecodeLimit(error) : .badImageData(reason: error.description))
         } catch {
             return .failure(.badImageData(reason: "\(error)"))
         }

@@ -21,6 +21,19 @@ extension FilterTable {
                       output.maxBytes = limit
                       return true
                   }),
+        FilterRow("max_age", [.positiveNumber], kind: .encoder, summary: "Cache-Control max-age of this variant, seconds (0: no-cache)",
+                  action: .output { output, values in
+                      guard let seconds = values[0].integer, seconds >= 0 else { return false }
+                      // thumbor takes any integer; a header value past ten years means nothing more.
+                      output.maxAge = min(seconds, 10 * 365 * 24 * 3600)
+                      return true
+                  }),
+        FilterRow("autojpg", [.boolean], required: 0, kind: .encoder,
+                  summary: "write a PNG without transparency as JPEG (toggles the server's --auto-png-to-jpg)",
+                  action: .output { output, values in
+                      output.autoJPG = values.first?.boolean ?? true
+                      return true
+                  }),
         FilterRow("strip_icc", kind: .encoder, summary: "no ICC profile in the output (always true: colours are converted to sRGB)", action: .holds),
         FilterRow("strip_exif", kind: .encoder, summary: "no EXIF in the output (always true: pixels leave upright)", action: .holds),
     ]

@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+
+/// The cascade files a process has read, each parsed once: a cascade is ~700 KB of XML and
+/// tens of milliseconds to parse, and every detection needs it. A missing or unusable file is
+/// remembered as missing (no retry per request; a restart picks up a newly installed one).
+public final class CascadeLibrary: Sendable {
+    /// Where Debian's `opencv-data` installs the cascades thumbor uses.
+    public static let standardDirectory = URL(fileURLWithPath: "/usr/share/opencv4/haarcascades")
+
+    /// The one library of the process.
+    public static let shared = CascadeLibrary()
+
+    private let loaded = Mutex<[String: Cascade?]>([:])
+    /// The directory filters without a detector of their own (`red_eye`) read; set by the
+    /// server's ``SmartDetector`` from its configuration.
+    private let directory = Mutex<URL>(CascadeLibrary.standardDirectory)
+
+    public init() {}
+
+    public var defaultDirectory: URL {
+        get { directory.withLock { $0 } }
+        set { directory.withLock { $0 = newValue } }
+    }
+
+    /// The cascade `name` in `directory` (default: ``defaultDirectory``), or nil when it is
+    /// missing or unusable.
+    public func cascade(named name: String, in directory: URL? = nil) -> Cascade? {
+        let path = (directory ?? defaultDirectory).appendingPathComponent(name).path
+        if let known = loaded.withLock({ $0[path] }) { return known }
+        // Parsed outside the lock: two first callers may both parse; the result is the same.
+        let cascade = try? Cascade(contentsOf: URL(fileURLWithPath: path))
+        loaded.withLock { $0[path] = .some(cascade) }
+        return cascade
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import WebImage
+
+extension VariantPipeline {
+    /// The bytes of the images a variant's filters draw (``ThumborProcessor/overlaySources``), by
+    /// URL as written, loaded at once. Each is a source like any other: parsed by ``SourceURL``,
+    /// fetched by ``sourceData(_:)`` (every address check, every limit, the source cache); the
+    /// first that fails fails the request with its failure, as thumbor answers an error when a
+    /// watermark cannot load.
+    func loadOverlays(_ written: [String]) async throws -> [String: Data] {
+        guard !written.isEmpty else { return [:] }
+        // Filter arguments reach here as the client wrote them; thumbor reads them percent-decoded, as its sources.
+        let sources = try written.map { text throws(ServerFailure) in (text, try SourceURL.parse(text.removingPercentEncoding ?? text)) }
+        return try await withThrowingTaskGroup(of: (String, Data).self) { group in
+            for (text, url) in sources {
+                group.addTask { (text, try await self.sourceData(url)) }
+            }
+            var loaded: [String: Data] = [:]
+            for try await (text, data) in group { loaded[text] = data }
+            return loaded
+        }
+    }
+}

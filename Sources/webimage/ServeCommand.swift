@@ -80,6 +80,8 @@ struct ServeCommand: AsyncParsableCommand {
         "Memory one variant may plan to hold at its peak (decode, filters, encode); past it 413 before any work (default: half of --max-memory, at most 1GiB).",
         valueName: "SIZE"))
     var maxRequestMemory: ByteSize?
+    @Option(name: .customLong("max-request-work"), help: "Pixel passes one variant's filters may plan (each step's passes over the pixels it makes, summed; a 25x25 convolution is 625 a pixel); past it 413 before any work.")
+    var maxRequestWork = 10_000_000_000
     @Option(name: .customLong("max-progressive-scans"), help: "Scans of a progressive JPEG decoded at most; past it 413.")
     var maxProgressiveScans = 100
     @Option(name: .customLong("request-deadline"), help: "Seconds a request may take before the answer is 504.") var requestDeadline = 30.0
@@ -152,6 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxMemory { configuration.maxMemory = maxMemory.bytes }
         configuration.maxRequestMemory = maxRequestMemory?.bytes
             ?? (maxMemory.map { min($0.bytes / 2, 1 << 30) } ?? configuration.maxRequestMemory)
+        configuration.maxRequestWork = maxRequestWork
         configuration.maxProgressiveScans = maxProgressiveScans
         configuration.resultMaxAge = resultMaxAge
         configuration.concurrency = concurrency

@@ -20,6 +20,9 @@ struct CostPlan: Sendable, Hashable {
     /// The stage at the peak, for the 413's log line.
     var peakStage: Stage? { stages.max { $0.bytes < $1.bytes } }
 
+    /// The pipeline's CPU work: each step's passes over the pixels it makes (every frame), summed.
+    var pixelPasses = 0
+
     /// The largest frame any step makes (`fill`'s box may outgrow the variant): the output limit's check.
     var largestSize = PixelSize(width: 0, height: 0)
 
@@ -47,6 +50,9 @@ struct CostPlan: Sendable, Hashable {
         }
         for step in processor.steps(decoded: decoded, oriented: header.orientation != .up, source: header.uprightSize) {
             stages.append(Stage(name: step.name, bytes: Self.sum(sourceBytes, image, step.cost.bytes(for: step.size, frames: frames))))
+            let pixels = Self.bitmapBytes(step.size, frames: frames) / 4
+            let (passes, overflow) = pixels.multipliedReportingOverflow(by: step.cost.passes)
+            pixelPasses = Self.sum(pixelPasses, overflow ? .max : passes)
             size = step.size
             image = Self.bitmapBytes(size, frames: frames)
             if Self.bitmapBytes(size, frames: 1) > Self.bitmapBytes(largest, frames: 1) { largest = size }

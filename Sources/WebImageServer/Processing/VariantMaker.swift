@@ -16,6 +16,8 @@ struct VariantMaker: Sendable {
         var animationBytes: Int
         /// The most one variant may have alive at once (``CostPlan/peakBytes``).
         var requestBytes: Int = .max
+        /// The most pixel passes one variant's steps may plan (``CostPlan/pixelPasses``).
+        var requestWork: Int = .max
         /// Scans of a progressive JPEG decoded at most.
         var progressiveScans: Int? = nil
     }
@@ -36,7 +38,7 @@ struct VariantMaker: Sendable {
 
     let processor: ThumborProcessor
     let output: ThumborProcessor.Output
-    let limits: Limits
+    var limits: Limits
     let coders: ImageCodersManager
     /// Qualities, progressive JPEG and PNG-to-JPEG when the URL does not say.
     var defaults = OutputDefaults()
@@ -75,6 +77,10 @@ struct VariantMaker: Sendable {
                 "planned": "\(plan.peakBytes)", "stage": "\(plan.peakStage?.name ?? "")", "cap": "\(limits.requestBytes)",
             ])
             throw .overMemoryBudget
+        }
+        guard plan.pixelPasses <= limits.requestWork else {
+            processor.logger.info("variant over the request work cap", metadata: ["planned": "\(plan.pixelPasses)", "cap": "\(limits.requestWork)"])
+            throw .overWorkBudget
         }
         var planned = Planned(data: data, header: header, options: options, plan: plan, budget: sizes, limitBytes: limits.requestBytes)
         planned.overlays = plannedOverlays

@@ -158,6 +158,7 @@ final class VariantPipeline: Sendable {
                                         outputPixels: configuration.maxOutputPixels,
                                         animationBytes: configuration.maxAnimationBytes,
                                         requestBytes: configuration.maxRequestMemory,
+                                        requestWork: configuration.maxRequestWork,
                                         progressiveScans: configuration.maxProgressiveScans),
             coders: coders)
         maker.defaults = configuration.output

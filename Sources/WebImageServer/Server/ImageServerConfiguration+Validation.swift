@@ -23,7 +23,7 @@ extension ImageServerConfiguration {
         for (name, value) in [("maxSourceBytes", Int(clamping: maxSourceBytes)), ("maxSourcePixels", maxSourcePixels),
                               ("maxOutputPixels", maxOutputPixels), ("maxAnimationBytes", maxAnimationBytes),
                               ("concurrency", concurrency), ("maxProgressiveScans", maxProgressiveScans),
-                              ("maxMemory", maxMemory), ("maxRequestMemory", maxRequestMemory),
+                              ("maxMemory", maxMemory), ("maxRequestMemory", maxRequestMemory), ("maxRequestWork", maxRequestWork),
                               ("maxConnections", maxConnections)] {
             try require(value > 0, name, "must be greater than 0")
         }

@@ -43,6 +43,10 @@ public struct ImageServerConfiguration: Sendable {
     /// Planned bytes one variant may hold at its peak; a plan over it is a 413 before any work.
     /// Default: half of ``maxMemory``, at most 1 GiB.
     public var maxRequestMemory = MemoryLimit.defaultRequestCap(workBudget: MemoryLimit.defaultWorkBudget)
+    /// Pixel passes one variant's steps may plan (each step's passes over the pixels it makes,
+    /// summed: a 25×25 convolution is 625 a pixel); a plan over it is a 413 before any work, so no
+    /// in-limit request holds a slot for long. 10 billion: about 5 s of this server's filter work.
+    public var maxRequestWork = 10_000_000_000
     /// Scans of a progressive JPEG decoded at most (each is another pass over the image); past
     /// it the answer is 413.
     public var maxProgressiveScans = 100

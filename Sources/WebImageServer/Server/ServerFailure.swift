@@ -22,6 +22,7 @@ public struct ServerFailure: HTTPResponseError, Equatable {
     static let pathTooLong = Self(status: .uriTooLong, message: "the request path is longer than this server accepts")
     static let tooLarge = Self(status: .contentTooLarge, message: "the image is larger than this server accepts")
     static let overMemoryBudget = Self(status: .contentTooLarge, message: "making this image would need more memory than this server gives one request; ask for a smaller size or fewer filters")
+    static let overWorkBudget = Self(status: .contentTooLarge, message: "the filters would take longer than this server gives one request on an image this size; ask for a smaller size or fewer filters")
     static let notAnImage = Self(status: .unsupportedMediaType, message: "the source is not an image this server can read")
     static let busy = Self(status: .tooManyRequests, message: "too many requests in progress, try again shortly", retryAfter: 1)
     static let unavailable = Self(status: .serviceUnavailable, message: "the server is shutting down", retryAfter: 5)

@@ -106,6 +106,20 @@ struct CostPlanTests {
         #expect(avif.peakStage?.name == "encode")
     }
 
+    @Test("the filters' CPU work is planned too: a 25×25 convolution at the output limit is a 413 before any pixel, a small one is made")
+    func convolutionWorkPlanned() throws {
+        let kernel = Array(repeating: "1", count: 625).joined(separator: ";")
+        let options = "5000x5000/filters:convolution(\(kernel),25,true)"
+        var bomb = try maker(options, requestBytes: .max)
+        bomb.limits.requestWork = ImageServerConfiguration().maxRequestWork
+        #expect(throws: ServerFailure.overWorkBudget) { try bomb.plan(tinyPNG, accept: "image/png") }
+        let plan = try maker(options, requestBytes: .max).plan(tinyPNG, accept: "image/png").plan
+        #expect(plan.pixelPasses >= 25_000_000 * 625)
+        var small = try maker("400x400/filters:convolution(\(kernel),25,true)", requestBytes: .max)
+        small.limits.requestWork = ImageServerConfiguration().maxRequestWork
+        #expect(try small.plan(tinyPNG, accept: "image/png").plan.pixelPasses < small.limits.requestWork)
+    }
+
     @Test("every step is checked against the reservation on the sizes it really has: a budget below the plan stops the work with the step's bytes")
     func stepsEnforced() throws {
         let source = Image(bitmap: Fixtures.testCard(width: 64, height: 48))

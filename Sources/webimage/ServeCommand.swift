@@ -80,6 +80,9 @@ struct ServeCommand: AsyncParsableCommand {
         "Memory one variant may plan to hold at its peak (decode, filters, encode); past it 413 before any work (default: half of --max-memory, at most 1GiB).",
         valueName: "SIZE"))
     var maxRequestMemory: ByteSize?
+    @Option(name: .customLong("cascades"), help: ArgumentHelp(
+        "Folder of OpenCV's Haar cascades for smart crops (faces; without them only features are found).", valueName: "DIR"))
+    var cascadeDirectory = SmartDetector.Configuration().cascadeDirectory.path
     @Option(name: .customLong("max-request-work"), help: "Pixel passes one variant's filters may plan (each step's passes over the pixels it makes, summed; a 25x25 convolution is 625 a pixel); past it 413 before any work.")
     var maxRequestWork = 10_000_000_000
     @Option(name: .customLong("max-progressive-scans"), help: "Scans of a progressive JPEG decoded at most; past it 413.")
@@ -155,6 +158,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxRequestMemory = maxRequestMemory?.bytes
             ?? (maxMemory.map { min($0.bytes / 2, 1 << 30) } ?? configuration.maxRequestMemory)
         configuration.maxRequestWork = maxRequestWork
+        configuration.detection.cascadeDirectory = URL(fileURLWithPath: cascadeDirectory, isDirectory: true)
         configuration.maxProgressiveScans = maxProgressiveScans
         configuration.resultMaxAge = resultMaxAge
         configuration.concurrency = concurrency

@@ -115,6 +115,8 @@ def hostile_arguments(report, server, world):
             problems.append("the cgroup at its limit")
         fetched = world.public.seen("/watermark49mp.png") + world.public.seen("/ninepatch49mp.png") - fetched
         notes = []
+        if "49mp" in path:
+            notes.append(f"the 49 MP image fetched {fetched} time(s)")
         if answer.status == 200 and ("49mp" in path) and not fetched:
             problems.append("200 without fetching the 49 MP image: the filter was ignored, the row shows nothing yet")
         elif answer.status == 200 and "filters:" in path:

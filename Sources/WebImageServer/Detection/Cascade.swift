@@ -69,7 +69,7 @@ public struct Cascade: Sendable {
                 guard let values = rect.text.numbers, values.count == 5,
                       let x = Int(exactly: values[0]), let y = Int(exactly: values[1]),
                       let w = Int(exactly: values[2]), let h = Int(exactly: values[3]),
-                      x >= 0, y >= 0, w > 0, h > 0, x + w <= width, y + h <= height
+                      x >= 0, y >= 0, w > 0, h > 0, x <= width, y <= height, w <= width - x, h <= height - y
                 else { throw .malformed("a feature rectangle outside the window") }
                 rectangles.append(Rectangle(x: x, y: y, width: w, height: h, weight: Float(values[4])))
             }
@@ -93,9 +93,10 @@ public struct Cascade: Sendable {
                     nodes.append(Node(left: left, right: right, feature: feature, threshold: Float(split[start + 3])))
                 }
                 // Every child must be a later node or a leaf of this tree: evaluation then always ends.
-                let nodeCount = Int32(nodes.count)
+                // Compared without negating: a parsed child may be Int32.min, whose negation traps.
+                guard let nodeCount = Int32(exactly: nodes.count) else { throw .malformed("a tree too large") }
                 for (index, node) in nodes.enumerated() {
-                    for child in [node.left, node.right] where child > 0 ? (child <= Int32(index) || child >= nodeCount) : -child > nodeCount {
+                    for child in [node.left, node.right] where child > 0 ? (child <= Int32(index) || child >= nodeCount) : child < -nodeCount {
                         throw .malformed("a tree node pointing outside its tree")
                     }
                 }

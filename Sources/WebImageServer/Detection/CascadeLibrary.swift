@@ -8,25 +8,17 @@ public final class CascadeLibrary: Sendable {
     /// Where Debian's `opencv-data` installs the cascades thumbor uses.
     public static let standardDirectory = URL(fileURLWithPath: "/usr/share/opencv4/haarcascades")
 
-    /// The one library of the process.
+    /// A library for callers without one of their own: it only remembers parsed files by their
+    /// full path, so sharing it never makes two servers read each other's directory.
     public static let shared = CascadeLibrary()
 
     private let loaded = Mutex<[String: Cascade?]>([:])
-    /// The directory filters without a detector of their own (`red_eye`) read; set by the
-    /// server's ``SmartDetector`` from its configuration.
-    private let directory = Mutex<URL>(CascadeLibrary.standardDirectory)
 
     public init() {}
 
-    public var defaultDirectory: URL {
-        get { directory.withLock { $0 } }
-        set { directory.withLock { $0 = newValue } }
-    }
-
-    /// The cascade `name` in `directory` (default: ``defaultDirectory``), or nil when it is
-    /// missing or unusable.
-    public func cascade(named name: String, in directory: URL? = nil) -> Cascade? {
-        let path = (directory ?? defaultDirectory).appendingPathComponent(name).path
+    /// The cascade `name` in `directory`, or nil when it is missing or unusable.
+    public func cascade(named name: String, in directory: URL = CascadeLibrary.standardDirectory) -> Cascade? {
+        let path = directory.appendingPathComponent(name).path
         if let known = loaded.withLock({ $0[path] }) { return known }
         // Parsed outside the lock: two first callers may both parse; the result is the same.
         let cascade = try? Cascade(contentsOf: URL(fileURLWithPath: path))

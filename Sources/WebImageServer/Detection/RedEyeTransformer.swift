@@ -1,49 +1,80 @@
+import Foundation
 import WebImage
 
 /// thumbor's `red_eye()`: in every face (the face cascade, as `smart` finds them), eyes are
 /// found with `haarcascade_eye.xml` (scale factor 1.2, 3 neighbours, at least 20×20); in each eye
 /// the pixels much redder than their green and blue (red > 2 × (green + blue) / 2 and red > 60),
 /// the largest connected patch of them grown by a pixel, become the grey of that mean. It runs on
-/// the variant (thumbor reuses the source's face boxes on the resized image). Without the cascade
-/// files, or past the detection time budget, the image is left as it is.
+/// the variant (thumbor reuses the source's face boxes on the resized image). The eyes are found
+/// once, on the first frame, within one time budget for the whole request, and every frame is
+/// fixed in those boxes. Without the cascade files, or past the budget, the image is left as it is.
 struct RedEyeTransformer: ImageTransformer {
-    /// Scratch per pixel: the grey copy (1), its integral tables (8), a scaled copy (1), the mask (1).
-    static let cost = FilterCost(scratchBytesPerPixel: 11, makesBitmap: true, passes: 8)
-    static let timeBudget: Duration = .seconds(1)
+    /// Per frame: the copy and the scan of the eyes' boxes; scratch: the grey copy (1), its
+    /// integral tables (8), a scaled copy (1), the mask (1).
+    static let cost = FilterCost(scratchBytesPerPixel: 11, makesBitmap: true, passes: 2)
+    /// The server's filter work per second, as ``ImageServerConfiguration/maxRequestWork`` counts it.
+    static let passesPerSecond = 2_000_000_000
+
+    /// The cascades' library and directory and the time budget: the pipeline's own detector's.
+    let library: CascadeLibrary
+    let directory: URL
+    let faceCascade: String
+    let timeBudget: Duration
+
+    init(detector: SmartDetector?) {
+        let configuration = detector?.configuration ?? SmartDetector.Configuration()
+        library = detector?.library ?? CascadeLibrary.shared
+        directory = configuration.cascadeDirectory
+        faceCascade = configuration.faceCascade
+        timeBudget = configuration.timeBudget
+    }
+
+    /// ``cost`` and the detection on an image of `size`: the whole time budget, in passes over
+    /// one frame of it (counted once, whatever the frame count).
+    static func cost(for size: PixelSize, timeBudget: Duration) -> FilterCost {
+        let pixels = max(1, size.width.multipliedReportingOverflow(by: size.height).overflow ? Int.max : size.width * size.height)
+        let work = max(0, min(Double(Int.max / 2), timeBudget / .seconds(1) * Double(passesPerSecond)))
+        var cost = cost
+        cost.passesOnce = (Int(work) + pixels - 1) / pixels
+        return cost
+    }
 
     var transformerKey: String { "RedEyeTransformer" }
 
     func transform(_ image: Image, forKey key: String) -> Image? {
-        let library = CascadeLibrary.shared
-        guard let faceCascade = library.cascade(named: "haarcascade_frontalface_alt.xml"),
-              let eyeCascade = library.cascade(named: "haarcascade_eye.xml") else { return image }
-        let deadline = ContinuousClock.now + Self.timeBudget
+        guard let first = image.frames.first,
+              let faces = library.cascade(named: faceCascade, in: directory),
+              let eyes = library.cascade(named: "haarcascade_eye.xml", in: directory) else { return image }
+        let boxes = Self.eyes(in: first.bitmap, faces: faces, eyes: eyes, deadline: .now + timeBudget)
+        guard !boxes.isEmpty else { return image }
         let frames = image.frames.map { frame -> ImageFrame in
             let bitmap = frame.bitmap
             var pixels = bitmap.pixels
-            Self.fix(&pixels, bitmap, faces: faceCascade, eyes: eyeCascade, deadline: deadline)
+            for eye in boxes {
+                Self.removeRed(in: &pixels, stride: bitmap.bytesPerRow, size: (bitmap.width, bitmap.height), x: eye.x, y: eye.y, width: eye.width, height: eye.height)
+            }
             return ImageFrame(bitmap: Bitmap(width: bitmap.width, height: bitmap.height, pixels: pixels), duration: frame.duration)
         }
         return Image(frames: frames, loopCount: image.loopCount, scale: image.scale, orientation: image.orientation,
                      format: image.format, originalData: nil, hasAlpha: image.hasAlpha, colorProfile: image.colorProfile)
     }
 
-    /// `pixels` (a copy of `bitmap`'s) with the red eyes of `bitmap`'s faces greyed.
-    static func fix(_ pixels: inout [UInt8], _ bitmap: Bitmap, faces: Cascade, eyes: Cascade, deadline: ContinuousClock.Instant) {
+    /// The eyes' boxes of `bitmap`'s faces, in its pixels; none past `deadline`.
+    static func eyes(in bitmap: Bitmap, faces: Cascade, eyes: Cascade, deadline: ContinuousClock.Instant) -> [CascadeDetector.Hit] {
         let whole = Image(frames: [ImageFrame(bitmap: bitmap, duration: 0)], loopCount: 0, scale: 1, orientation: .up,
                           format: .png, originalData: nil, hasAlpha: true, colorProfile: nil)
         let gray = GrayImage(whole, longestSide: max(bitmap.width, bitmap.height))
-        guard let found = try? SmartDetector.faces(in: gray, cascade: faces, deadline: deadline) else { return }
+        guard let found = try? SmartDetector.faces(in: gray, cascade: faces, deadline: deadline) else { return [] }
+        var boxes: [CascadeDetector.Hit] = []
         for face in found {
             // The face's box (the point is its centre, raised for the hair like thumbor's).
             let left = Int(face.x - face.width / 2), top = Int(face.y - face.height / 2)
             let region = gray.cropped(x: left, y: top, width: Int(face.width), height: Int(face.height))
-            guard let eyeHits = try? CascadeDetector(cascade: eyes).detect(in: region, scaleFactor: 1.2, minNeighbors: 3,
-                                                                          minSize: (20, 20), deadline: deadline) else { return }
-            for eye in eyeHits {
-                removeRed(in: &pixels, stride: bitmap.bytesPerRow, size: (bitmap.width, bitmap.height), x: max(0, left) + eye.x, y: max(0, top) + eye.y, width: eye.width, height: eye.height)
-            }
+            guard let hits = try? CascadeDetector(cascade: eyes).detect(in: region, scaleFactor: 1.2, minNeighbors: 3,
+                                                                       minSize: (20, 20), deadline: deadline) else { return [] }
+            boxes += hits.map { CascadeDetector.Hit(x: max(0, left) + $0.x, y: max(0, top) + $0.y, width: $0.width, height: $0.height) }
         }
+        return boxes
     }
 
     /// The red patch of one eye's box greyed.

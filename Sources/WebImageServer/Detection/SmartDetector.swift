@@ -32,26 +32,49 @@ public final class SmartDetector: Sendable {
         self.configuration = configuration
         self.library = library
         cache = DetectionCache(capacity: configuration.cacheEntries)
-        library.defaultDirectory = configuration.cascadeDirectory
+    }
+
+    /// The cascade `name` in this detector's own directory (never a process-wide one).
+    func cascade(named name: String) -> Cascade? {
+        library.cascade(named: name, in: configuration.cascadeDirectory)
     }
 
     /// The focal points of `image` (a decode, possibly scaled, of the source `sourceKey` whose
     /// upright size is `sourceSize`), in the source's pixels: from the cache, or detected once
     /// for every caller that asks meanwhile (on the processing queue). Empty when nothing was
-    /// found or detection ran out of time.
+    /// found or detection ran out of time. A decode smaller than the detection copy a full decode
+    /// would give (``isRepresentative(_:of:)``) is detected on without caching: a thumbnail's
+    /// misses must not decide every later variant of the source.
     public func focalPoints(in image: Image, sourceKey: String, sourceSize: PixelSize) async -> [FocalPoint] {
-        let normalised = await cache.points(for: sourceKey) { [self] in
-            await ImageWorkQueue.processing.run { [self] in
-                try? detect(in: image, deadline: .now + configuration.timeBudget)
-            }
+        if let cached = cache.cached(sourceKey) { return Self.scaled(cached, to: sourceSize) }
+        let longestSide = configuration.longestSide
+        // Only the small grey copy goes to the detection, which may outlive this caller: never the decode.
+        let gray = await ImageWorkQueue.processing.run { GrayImage(image, longestSide: longestSide) }
+        let detect: @Sendable () async -> [FocalPoint]? = { [self] in
+            await ImageWorkQueue.processing.run { [self] in try? normalised(gray, deadline: .now + configuration.timeBudget) }
         }
-        return (normalised ?? []).map { $0.scaled(x: Double(sourceSize.width), y: Double(sourceSize.height)) }
+        let found = isRepresentative(gray, of: sourceSize) ? await cache.points(for: sourceKey, detect: detect) : await detect()
+        return Self.scaled(found ?? [], to: sourceSize)
+    }
+
+    /// Whether a detection copy is as large as the one a full decode of a source of `sourceSize`
+    /// would give, so its points may stand for the source.
+    func isRepresentative(_ gray: GrayImage, of sourceSize: PixelSize) -> Bool {
+        max(gray.width, gray.height) >= min(configuration.longestSide, max(sourceSize.width, sourceSize.height))
+    }
+
+    private static func scaled(_ points: [FocalPoint], to size: PixelSize) -> [FocalPoint] {
+        points.map { $0.scaled(x: Double(size.width), y: Double(size.height)) }
     }
 
     /// Detection itself, on the calling thread: focal points in coordinates normalised to the
     /// image's upright size (0...1 on each axis). Throws ``DetectionTimeout`` past `deadline`.
     public func detect(in image: Image, deadline: ContinuousClock.Instant? = nil) throws(DetectionTimeout) -> [FocalPoint] {
-        let gray = GrayImage(image, longestSide: configuration.longestSide)
+        try normalised(GrayImage(image, longestSide: configuration.longestSide), deadline: deadline)
+    }
+
+    /// Faces, else corners, in coordinates normalised to `gray`'s size.
+    func normalised(_ gray: GrayImage, deadline: ContinuousClock.Instant?) throws(DetectionTimeout) -> [FocalPoint] {
         guard gray.width > 0, gray.height > 0 else { return [] }
         let points = try detect(in: gray, deadline: deadline)
         return points.map { $0.scaled(x: 1 / Double(gray.width), y: 1 / Double(gray.height)) }
@@ -59,7 +82,7 @@ public final class SmartDetector: Sendable {
 
     /// Faces, else corners, in `gray`'s pixels.
     func detect(in gray: GrayImage, deadline: ContinuousClock.Instant?) throws(DetectionTimeout) -> [FocalPoint] {
-        if let cascade = library.cascade(named: configuration.faceCascade, in: configuration.cascadeDirectory) {
+        if let cascade = cascade(named: configuration.faceCascade) {
             let faces = try Self.faces(in: gray, cascade: cascade, deadline: deadline)
             if !faces.isEmpty { return faces }
         }

@@ -29,6 +29,17 @@ extension ThumborProcessor {
         }
     }
 
+    /// This processor without its `focal()`/`extract_focal()` points, and those points and
+    /// `detected` (both in the untrimmed source's pixels) moved by the trim `rect`: what the
+    /// trimmed image's geometry reads.
+    func trimmedFocus(by rect: PixelRect, detected: [FocalPoint]) -> (ThumborProcessor, [FocalPoint]) {
+        var without = path
+        without.filters.removeAll { Self.givenPoint($0) != nil }
+        let processor = ThumborProcessor(path: without, logger: logger, smartDetector: smartDetector)
+        let points = path.filters.compactMap(Self.givenPoint(_:)) + detected
+        return (processor, points.map { $0.offset(dx: -Double(rect.x), dy: -Double(rect.y)) })
+    }
+
     /// The crop box clamped to the source (the whole source without one, or when it is empty).
     private func cropRegion(in source: PixelSize) -> PixelRect {
         ThumborGeometry(source: source, path: ThumborPath.cropOnly(path), upscale: false, noUpscale: false).region

@@ -10,4 +10,9 @@ struct FilterInput: Sendable {
     /// The decoded images `watermark` and `frame` draw, by their URL as written; empty when
     /// planning, so a row's size and cost never depend on them.
     var overlays: [String: Image] = [:]
+    /// Those images' upright sizes from their headers, known when planning too: a step whose size
+    /// depends on one (`frame`) plans its largest.
+    var overlaySizes: [String: PixelSize] = [:]
+    /// The pipeline's detector (its cascade directory, library and time budget), for `red_eye`.
+    var detector: SmartDetector? = nil
 }

@@ -41,9 +41,12 @@ public struct FilterRow: Sendable {
     /// One line for the help text and the README's table.
     public let summary: String
     let action: Action
+    /// Applied at most once a URL, its repeats ignored (work thumbor would do twice for nothing).
+    let oncePerURL: Bool
 
     init(_ name: String, _ arguments: [FilterArgument] = [], required: Int? = nil, kind: Kind, cost: FilterCost = .none,
-         costFor costForInput: (@Sendable (FilterInput) -> FilterCost)? = nil, summary: String, action: Action) {
+         costFor costForInput: (@Sendable (FilterInput) -> FilterCost)? = nil, oncePerURL: Bool = false, summary: String, action: Action) {
+        self.oncePerURL = oncePerURL
         self.name = name
         self.arguments = arguments
         requiredArguments = required ?? arguments.count
@@ -80,16 +83,27 @@ public struct FilterCost: Sendable, Hashable {
     public var makesBitmap: Bool
     /// Passes over the pixels: its CPU cost relative to a copy.
     public var passes: Int
+    /// Passes over one frame's pixels made once whatever the frame count (a detection on the first frame).
+    public var passesOnce: Int
 
-    public init(scratchBytesPerPixel: Int = 0, makesBitmap: Bool, passes: Int) {
+    public init(scratchBytesPerPixel: Int = 0, makesBitmap: Bool, passes: Int, passesOnce: Int = 0) {
         self.scratchBytesPerPixel = scratchBytesPerPixel
         self.makesBitmap = makesBitmap
         self.passes = passes
+        self.passesOnce = passesOnce
     }
 
     public static let none = FilterCost(makesBitmap: false, passes: 0)
     /// A filter that writes every pixel once into a new bitmap.
     public static let copy = FilterCost(makesBitmap: true, passes: 1)
+
+    /// Its CPU work on `frames` frames of `size`: passes × pixels, and ``passesOnce`` × one frame's pixels.
+    public func pixelPasses(for size: PixelSize, frames: Int) -> Int {
+        let pixels = CostPlan.bitmapBytes(size, frames: frames) / 4
+        let (work, overflow) = pixels.multipliedReportingOverflow(by: passes)
+        let (once, overflowed) = (CostPlan.bitmapBytes(size, frames: 1) / 4).multipliedReportingOverflow(by: passesOnce)
+        return overflow || overflowed ? .max : CostPlan.sum(work, once)
+    }
 
     /// Peak bytes while it runs on `frames` frames of `size`, its input not counted.
     public func bytes(for size: PixelSize, frames: Int) -> Int {

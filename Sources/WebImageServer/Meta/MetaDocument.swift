@@ -63,9 +63,9 @@ struct MetaDocument: Encodable {
 
 extension ThumborProcessor {
     /// The geometry's steps on a source of `size`, as thumbor's JSON engine lists them: the crop
-    /// (manual and automatic), the resize, the flips.
-    func metaOperations(forSource size: PixelSize) -> [MetaDocument.Operation] {
-        let geometry = geometry(forSource: size)
+    /// (manual and automatic, the latter placed by `focalPoints` as the variant's was), the resize, the flips.
+    func metaOperations(forSource size: PixelSize, focalPoints: [WebImageServer.FocalPoint] = []) -> [MetaDocument.Operation] {
+        let geometry = geometry(forSource: size, focalPoints: focalPoints)
         var operations: [MetaDocument.Operation] = []
         if geometry.region != PixelRect(x: 0, y: 0, width: size.width, height: size.height) { operations.append(.crop(geometry.region)) }
         if geometry.size != PixelSize(width: geometry.region.width, height: geometry.region.height) { operations.append(.resize(geometry.size)) }
@@ -74,13 +74,14 @@ extension ThumborProcessor {
         return operations
     }
 
-    /// The `meta/` document of `variant`, made from a source of `source` pixels (upright) and `frames` frames.
-    func metaDocument(of variant: Image, source: PixelSize, frames: Int, focalPoints: [MetaDocument.FocalPoint] = []) -> MetaDocument {
+    /// The `meta/` document of `variant`, made from a source of `source` pixels (upright) and
+    /// `frames` frames with the detected points `detected` (in the source's pixels, as the variant used them).
+    func metaDocument(of variant: Image, source: PixelSize, frames: Int, detected: [WebImageServer.FocalPoint] = []) -> MetaDocument {
         MetaDocument(thumbor: MetaDocument.Body(
             source: MetaDocument.Source(url: path.source, width: source.width, height: source.height, frameCount: frames),
-            operations: metaOperations(forSource: source),
+            operations: metaOperations(forSource: source, focalPoints: detected),
             target: MetaDocument.Size(width: variant.pixelSize.width, height: variant.pixelSize.height),
-            focal_points: focalPoints, blurhash: Self.placeholderHash(of: variant)))
+            focal_points: focalPoints(detected: detected, sourceSize: source).map(MetaDocument.FocalPoint.init), blurhash: Self.placeholderHash(of: variant)))
     }
 
     /// The side a variant is scaled down to before hashing: a BlurHash keeps 4×3 cosines, which a

@@ -48,11 +48,9 @@ struct CostPlan: Sendable, Hashable {
         if processor.path.trim != nil {
             stages.append(Stage(name: "trim", bytes: Self.sum(sourceBytes, 2 * image)))
         }
-        for step in processor.steps(decoded: decoded, oriented: header.orientation != .up, source: header.uprightSize) {
+        for step in processor.steps(decoded: decoded, oriented: header.orientation != .up, source: header.uprightSize, overlaySizes: overlays.sizes) {
             stages.append(Stage(name: step.name, bytes: Self.sum(sourceBytes, image, step.cost.bytes(for: step.size, frames: frames))))
-            let pixels = Self.bitmapBytes(step.size, frames: frames) / 4
-            let (passes, overflow) = pixels.multipliedReportingOverflow(by: step.cost.passes)
-            pixelPasses = Self.sum(pixelPasses, overflow ? .max : passes)
+            pixelPasses = Self.sum(pixelPasses, step.cost.pixelPasses(for: step.size, frames: frames))
             size = step.size
             image = Self.bitmapBytes(size, frames: frames)
             if Self.bitmapBytes(size, frames: 1) > Self.bitmapBytes(largest, frames: 1) { largest = size }
@@ -69,6 +67,8 @@ struct CostPlan: Sendable, Hashable {
         var encodedBytes = 0
         var decodeBytes = 0
         var heldBytes = 0
+        /// Each image's upright size, from its header: what a step's planned size may depend on.
+        var sizes: [String: PixelSize] = [:]
         static let none = Overlays()
     }
 

@@ -12,11 +12,14 @@ public struct OutputBudget: Sendable, Hashable {
     /// Most bytes alive at once while one step runs: the image it reads, the one it makes and
     /// its scratch.
     public var bytes: Int
+    /// Most pixel passes all steps may make together (each step's passes over the pixels it makes).
+    public var pixelPasses: Int
 
-    public init(pixels: Int, animationBytes: Int, bytes: Int = .max) {
+    public init(pixels: Int, animationBytes: Int, bytes: Int = .max, pixelPasses: Int = .max) {
         self.pixels = pixels
         self.animationBytes = animationBytes
         self.bytes = bytes
+        self.pixelPasses = pixelPasses
     }
 
     public static let unlimited = OutputBudget(pixels: .max, animationBytes: .max)
@@ -27,6 +30,8 @@ public struct OutputBudget: Sendable, Hashable {
         public var frames: Int
         /// The bytes the step needed, when it was they that did not fit.
         public var bytes: Int?
+        /// The pixel passes the steps so far needed, when it was they that did not fit.
+        public var pixelPasses: Int? = nil
     }
 
     /// Throws when `frames` frames of `size` do not fit.
@@ -42,5 +47,10 @@ public struct OutputBudget: Sendable, Hashable {
     public func check(bytes: Int, size: PixelSize, frames: Int) throws(Exceeded) {
         try check(size, frames: frames)
         guard bytes <= self.bytes else { throw Exceeded(size: size, frames: frames, bytes: bytes) }
+    }
+
+    /// Throws when `pixelPasses`, the steps' work so far, does not fit.
+    public func check(pixelPasses: Int, size: PixelSize, frames: Int) throws(Exceeded) {
+        guard pixelPasses <= self.pixelPasses else { throw Exceeded(size: size, frames: frames, pixelPasses: pixelPasses) }
     }
 }

@@ -36,6 +36,7 @@ extension VariantMaker {
             cost.heldBytes = CostPlan.sum(cost.heldBytes, held)
             largestDecode = max(largestDecode, decode)
             planned[url] = PlannedOverlay(data: data, header: header, options: options)
+            cost.sizes[url] = header.uprightSize
         }
         // Decoded one after another: the ones before are held while the next decodes.
         cost.decodeBytes = overlays.isEmpty ? 0 : CostPlan.sum(cost.heldBytes, largestDecode)

@@ -31,10 +31,13 @@ public struct ThumborProcessor: Sendable {
 
     let path: ThumborPath
     let logger: Logger
+    /// The pipeline's detector: `red_eye` reads its cascades and time budget (nil: the standard ones).
+    public var smartDetector: SmartDetector?
 
-    public init(path: ThumborPath, logger: Logger = Logger(label: "WebImageServer")) {
+    public init(path: ThumborPath, logger: Logger = Logger(label: "WebImageServer"), smartDetector: SmartDetector? = nil) {
         self.path = path
         self.logger = logger
+        self.smartDetector = smartDetector
     }
 
     /// The encoder settings the filters ask for; throws for a value no encoder can honour.
@@ -83,7 +86,8 @@ public struct ThumborProcessor: Sendable {
     /// orientation is still to be applied) of a source whose upright size is `source` into the
     /// variant: the list ``process(_:sourceSize:budget:)`` runs and the cost plan adds up.
     /// `focalPoints` are detected ones in `source`'s pixels (see ``focalPoints(detected:sourceSize:)``).
-    func steps(decoded: PixelSize, oriented: Bool, source: PixelSize, focalPoints: [FocalPoint] = [], overlays: [String: Image] = [:]) -> [Step] {
+    func steps(decoded: PixelSize, oriented: Bool, source: PixelSize, focalPoints: [FocalPoint] = [], overlays: [String: Image] = [:],
+               overlaySizes: [String: PixelSize] = [:]) -> [Step] {
         let geometry = geometry(forSource: source, focalPoints: focalPoints)
         let region = geometry.region.scaled(from: source, to: decoded)
         var steps: [Step] = []
@@ -115,7 +119,13 @@ public struct ThumborProcessor: Sendable {
                 logger.info("ignoring a filter whose arguments do not parse", metadata: ["filter": "\(filter.name)"])
                 continue
             }
-            let input = FilterInput(values: values, size: size, path: path, overlays: overlays)
+            let input = FilterInput(values: values, size: size, path: path, overlays: overlays,
+                                    overlaySizes: overlaySizes.merging(overlays.mapValues(\.uprightSize)) { planned, _ in planned },
+                                    detector: smartDetector)
+            if row.oncePerURL, steps.contains(where: { $0.name == row.name }) {
+                logger.info("ignoring a repeat of a filter applied once", metadata: ["filter": "\(filter.name)"])
+                continue
+            }
             if let (transformer, next) = make(input) { add(row.name, transformer, next, row.cost(for: input)) }
         }
         return steps
@@ -133,6 +143,7 @@ public struct ThumborProcessor: Sendable {
         overlays: [String: Image] = [:], isCancelled: () -> Bool = { false }
     ) throws -> Image? {
         var focalPoints = focalPoints
+        var processor = self
         var image = image
         var source = sourceSize ?? image.uprightSize
         let frames = image.frames.count
@@ -147,15 +158,19 @@ public struct ThumborProcessor: Sendable {
                rect != PixelRect(x: 0, y: 0, width: size.width, height: size.height),
                let trimmed = CroppingTransformer(rect: rect).transform(image, forKey: "") {
                 image = trimmed
-                // Detection saw the untrimmed source; its points move with the trim.
-                focalPoints = focalPoints.map { $0.offset(dx: -Double(rect.x), dy: -Double(rect.y)) }
+                // Given and detected points are in the untrimmed source's pixels; they move with the trim.
+                (processor, focalPoints) = trimmedFocus(by: rect, detected: focalPoints)
             }
             source = image.uprightSize
         }
-        for step in steps(decoded: image.uprightSize, oriented: image.orientation != .up, source: source, focalPoints: focalPoints, overlays: overlays) {
+        var work = 0
+        for step in processor.steps(decoded: image.uprightSize, oriented: image.orientation != .up, source: source, focalPoints: focalPoints, overlays: overlays) {
             if isCancelled() { throw CancellationError() }
             let (live, overflow) = image.cost.addingReportingOverflow(step.cost.bytes(for: step.size, frames: frames))
             try budget.check(bytes: overflow ? .max : live, size: step.size, frames: frames)
+            // The plan's work cap again, on the sizes the steps really have (a frame's padding is known only now).
+            work = CostPlan.sum(work, step.cost.pixelPasses(for: step.size, frames: frames))
+            try budget.check(pixelPasses: work, size: step.size, frames: frames)
             guard let next = step.transformer.transform(image, forKey: "") else { return nil }
             image = next
         }

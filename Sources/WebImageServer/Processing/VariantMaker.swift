@@ -88,6 +88,7 @@ struct VariantMaker: Sendable {
         let working = planned.reservation - CostPlan.sum(data.count, overlayCost.encodedBytes, overlayCost.heldBytes)
         planned.options.maxDecodeBytes = working
         planned.budget.bytes = working
+        planned.budget.pixelPasses = limits.requestWork
         return planned
     }
 
@@ -133,8 +134,7 @@ struct VariantMaker: Sendable {
                 }
                 try cancellation.check()
                 if processor.path.meta {
-                    let points = processor.focalPoints(detected: focalPoints, sourceSize: source).map(MetaDocument.FocalPoint.init)
-                    return .success(processor.metaDocument(of: variant, source: source, frames: frameCount, focalPoints: points).result)
+                    return .success(processor.metaDocument(of: variant, source: source, frames: frameCount, detected: focalPoints).result)
                 }
                 let format = chosen.convertingOpaquePNG(variant, output: output, defaults: defaults)
                 let encoder = EncoderCost.bytes(for: format.format, size: variant.pixelSize, frames: variant.frames.count, searching: output.maxBytes != nil)
@@ -144,7 +144,8 @@ struct VariantMaker: Sendable {
                     return CachedResult(data: bytes, contentType: format.contentType, etag: Self.etag(bytes), variesByAccept: format.negotiated)
                 }
             } catch let exceeded as OutputBudget.Exceeded {
-                return .failure(exceeded.bytes == nil ? ServerFailure.tooLarge : ServerFailure.overMemoryBudget)
+                return .failure(exceeded.pixelPasses != nil ? ServerFailure.overWorkBudget
+                                    : exceeded.bytes == nil ? ServerFailure.tooLarge : ServerFailure.overMemoryBudget)
             } catch {
                 return .failure(error)
             }

@@ -33,11 +33,12 @@ final class VariantPipeline: Sendable {
     let logger: Logger
     private let checkedRequests = CheckedRequests()
     /// `smart`'s face and feature detection, its points kept per source (one for the process's pipeline).
-    let smartDetector = SmartDetector()
+    let smartDetector: SmartDetector
 
     init(configuration: ImageServerConfiguration, authorizer: RequestAuthorizer, manager: ImageManager, sourceDisk: DiskCache?,
          results: any ResultCaching, admission: WorkAdmission, metrics: ServerMetrics, coders: ImageCodersManager, logger: Logger) {
         self.configuration = configuration
+        smartDetector = SmartDetector(configuration: configuration.detection)
         self.authorizer = authorizer
         self.manager = manager
         self.sourceDisk = sourceDisk
@@ -65,10 +66,15 @@ final class VariantPipeline: Sendable {
         let request = try authorizer.authorize(path).resolvingExtractFocal()
         let source = try SourceURL.parse(request.source)
         let output: ThumborProcessor.Output
+        let processor = ThumborProcessor(path: request, logger: logger)
         do {
-            output = try ThumborProcessor(path: request, logger: logger).output()
+            output = try processor.output()
         } catch {
             throw .badRequest(error.description)
+        }
+        // Each image a filter draws is another download and decode: a path may name only a few.
+        guard processor.overlaySources.count <= ThumborProcessor.maxOverlaySources else {
+            throw .badRequest("at most \(ThumborProcessor.maxOverlaySources) images (watermark, frame) per request")
         }
         let negotiationKey = output.format == nil && !request.meta
             ? OutputFormat.negotiationKey(accept, encodable: coders.canEncode(to:)) : "-"
@@ -153,7 +159,7 @@ final class VariantPipeline: Sendable {
         let overlayBytes = try await overlays
         try Task.checkCancellation()
         var maker = VariantMaker(
-            processor: ThumborProcessor(path: variant.path, logger: logger), output: variant.output,
+            processor: ThumborProcessor(path: variant.path, logger: logger, smartDetector: smartDetector), output: variant.output,
             limits: VariantMaker.Limits(sourcePixels: configuration.maxSourcePixels,
                                         outputPixels: configuration.maxOutputPixels,
                                         animationBytes: configuration.maxAnimationBytes,

@@ -58,6 +58,9 @@ public struct ImageServerConfiguration: Sendable {
     public var resultMaxAge = 365 * 24 * 3600
     /// How variants are written when the URL does not say: qualities, progressive JPEG, PNG to JPEG.
     public var output = OutputDefaults()
+    /// `smart`'s detectors: where the Haar cascades are (Debian's opencv-data by default; without
+    /// them faces are skipped and features still found), the copy's size, the time budget.
+    public var detection = SmartDetector.Configuration()
     /// Where the source and result caches live; nil = `$XDG_CACHE_HOME/webimage/server`.
     public var cacheDirectory: URL?
     /// Disk budget of each cache (sources, results). 1 GB.

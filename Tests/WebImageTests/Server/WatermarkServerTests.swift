@@ -42,6 +42,17 @@ struct WatermarkServerTests {
         }
     }
 
+    @Test("a path may draw at most four distinct images: a fifth is a 400 before any download")
+    func overlayCount() async throws {
+        try await withImageServer { harness in
+            harness.origin.route("/a.png", .body(.bytes(try Self.png(20, 20, Self.base)), contentType: "image/png"))
+            let marks = (1...5).map { "watermark(ORIGIN/wm\($0).png,0,0,0)" }.joined(separator: ":")
+            let reply = try await harness.get(harness.unsafe("filters:\(marks)", "/a.png"))
+            #expect(reply.status == 400)
+            #expect(harness.origin.requestCount("/a.png") == 0)
+        }
+    }
+
     @Test("a 50 MP watermark is a 413 before any work, and the variant is not made")
     func hugeWatermark() async throws {
         try await withImageServer { harness in

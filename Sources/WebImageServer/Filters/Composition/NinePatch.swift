@@ -112,17 +112,22 @@ struct NinePatch: Sendable {
 }
 
 /// thumbor's `frame(url)`: the image padded (white) by the nine-patch's content padding, then the
-/// nine-patch drawn over it, stretched to its size. Without its nine-patch (when planning) it
-/// changes nothing.
+/// nine-patch drawn over it, stretched to its size. When planning (no nine-patch yet) its size is
+/// the largest the nine-patch's header allows.
 struct FrameTransformer: ImageTransformer {
     let ninePatch: NinePatch?
     let url: String
+    /// The nine-patch's size from its header, when planning: its padding is at most that less its marks.
+    var plannedPatch: PixelSize? = nil
 
     var transformerKey: String { "FrameTransformer(\(url))" }
 
     /// The size the frame makes of an image of `size`.
     func size(for size: PixelSize) -> PixelSize {
-        guard let padding = ninePatch?.padding else { return size }
+        guard let padding = ninePatch?.padding else {
+            guard let patch = plannedPatch else { return size }
+            return PixelSize(width: size.width + max(0, patch.width - 2), height: size.height + max(0, patch.height - 2))
+        }
         return PixelSize(width: size.width + padding.left + padding.right, height: size.height + padding.top + padding.bottom)
     }
 

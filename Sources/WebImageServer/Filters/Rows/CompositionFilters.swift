@@ -18,7 +18,7 @@ extension FilterTable {
         // The image copied and merged into; the scaled watermark's visible part (at most the image) and the resampler's rows.
         FilterRow("watermark", [.string, .string, .string, .positiveNumber, .string, .string], required: 4, kind: .pixels,
                   cost: FilterCost(scratchBytesPerPixel: 8, makesBitmap: true, passes: 3),
-                  summary: "merge an image over this one: url,x,y,alpha[,w_ratio,h_ratio] (x/y: px, -px, Np, center, repeat)",
+                  summary: "merge an image over this one: url,x,y,alpha[,w_ratio,h_ratio] (x/y: pixels, negative from the far edge, Np percent, center, repeat)",
                   action: .pixels { input in
                       guard let arguments = WatermarkArguments(input.values) else { return nil }
                       return (WatermarkTransformer(arguments: arguments, mark: input.overlays[arguments.url]?.bitmap), input.size)
@@ -28,7 +28,8 @@ extension FilterTable {
                   summary: "frame the image with a nine-patch image (url)",
                   action: .pixels { input in
                       guard let url = input.values[0].string.flatMap(WatermarkArguments.unquoted) else { return nil }
-                      let frame = FrameTransformer(ninePatch: input.overlays[url].map { NinePatch(bitmap: $0.bitmap) }, url: url)
+                      let frame = FrameTransformer(ninePatch: input.overlays[url].map { NinePatch(bitmap: $0.bitmap) }, url: url,
+                                                   plannedPatch: input.overlaySizes[url])
                       return (frame, frame.size(for: input.size))
                   }),
     ]
@@ -59,6 +60,9 @@ extension FillTransformer {
 }
 
 extension ThumborProcessor {
+    /// The most distinct images one request's filters may draw (more is a 400): each is a download and a decode.
+    public static let maxOverlaySources = 4
+
     /// The images the filters draw (`watermark`, `frame`): their URLs as written, in order, each
     /// once — only filters whose arguments parse, so an ignored filter loads nothing. The server
     /// loads them as sources, with every check and limit the main source has.

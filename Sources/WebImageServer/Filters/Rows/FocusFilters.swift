@@ -10,7 +10,9 @@ extension FilterTable {
                   summary: "when the source is a thumbor URL with a crop box, load its image and take the box as a focal point",
                   action: .geometry),
         FilterRow("red_eye", kind: .pixels, cost: RedEyeTransformer.cost,
-                  summary: "with `smart`: red pupils inside eyes (Haar cascade) inside faces turned grey",
-                  action: .pixels { input in input.path.smart ? (RedEyeTransformer(), input.size) : nil }),
+                  costFor: { RedEyeTransformer.cost(for: $0.size, timeBudget: RedEyeTransformer(detector: $0.detector).timeBudget) },
+                  oncePerURL: true,
+                  summary: "with `smart`: red pupils inside eyes (Haar cascade) inside faces turned grey; once a URL",
+                  action: .pixels { input in input.path.smart ? (RedEyeTransformer(detector: input.detector), input.size) : nil }),
     ]
 }

@@ -135,4 +135,29 @@ struct OverlayFilterTests {
         let planned = try maker("filters:watermark(w,0,0,0)", requestBytes: 1 << 30).plan(png, accept: nil, overlays: ["w": twenty])
         #expect(planned.plan.stages.first?.name == "overlays" && planned.plan.peakBytes > 80_000_000, "its 80 MB bitmap is planned")
     }
+
+    @Test("frame is planned at the largest padding its nine-patch's header allows, so the filters after it are planned on that size")
+    func framePlannedAtItsLargest() throws {
+        let png = try ImageCodersManager.shared.encode(compositionImage(10, 10) { _, _ in base }, as: .png)
+        let processor = ThumborProcessor(path: try ThumborPath(parsing: "/unsafe/10x10/filters:frame(f):grayscale()/example.com/a.png"))
+        var maker = VariantMaker(processor: processor, output: try processor.output(),
+                                 limits: .init(sourcePixels: 50_000_000, outputPixels: 25_000_000, animationBytes: 1 << 28), coders: .shared)
+        let patch = declaredPNG(width: 3002, height: 3002)
+        let plan = try maker.plan(png, accept: nil, overlays: ["f": patch]).plan
+        #expect(plan.largestSize == PixelSize(width: 3010, height: 3010))
+        // Its work is planned on that size too: a cap between the two sizes' work refuses it before any pixel.
+        maker.limits.requestWork = 1_000_000
+        #expect(throws: ServerFailure.overWorkBudget) { try maker.plan(png, accept: nil, overlays: ["f": patch]) }
+    }
+
+    @Test("the work cap holds while the steps run, on the sizes they really have")
+    func workCheckedWhileRunning() throws {
+        let processor = ThumborProcessor(path: try ThumborPath(parsing: "/unsafe/filters:grayscale():grayscale():grayscale()/example.com/a.png"))
+        let image = compositionImage(100, 100) { _, _ in base }
+        var budget = OutputBudget.unlimited
+        budget.pixelPasses = 25_000
+        #expect(throws: OutputBudget.Exceeded.self) { try processor.process(image, budget: budget) }
+        budget.pixelPasses = 30_000
+        #expect(try processor.process(image, budget: budget) != nil)
+    }
 }

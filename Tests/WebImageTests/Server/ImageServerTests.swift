@@ -229,7 +229,8 @@ struct ImageServerDeadlineTests {
     @Test("a request past its deadline gets 504 while the source is still coming, and its work is cancelled: the download stops and nothing holds a slot")
     func deadline() async throws {
         try await withImageServer({
-            $0.requestDeadline = .seconds(TestTiming.seconds(0.5))
+            // Long enough that the second request below reaches the origin however loaded the machine.
+            $0.requestDeadline = .seconds(TestTiming.seconds(2))
             $0.sourceTimeout = TestTiming.seconds(20)  // the source is slow, not dead: under TSan (×8) 4 s became 32 s
         }) { harness in
             harness.origin.route("/slow.jpg", .delayed(TestTiming.seconds(30), .fixture("jpeg-baseline.jpg")))

@@ -91,7 +91,10 @@ struct DetectionBudgetTests {
 
     @Test("a thumbnail-sized decode's detection is not kept for the source; a full-size one is")
     func smallDecodeNotCached() async throws {
-        let detector = SmartDetector()
+        // A detection past its budget is never kept: the budget must outlast a slow (sanitised) run.
+        var patient = SmartDetector.Configuration()
+        patient.timeBudget = .seconds(TestTiming.seconds(30))
+        let detector = SmartDetector(configuration: patient)
         let source = PixelSize(width: 600, height: 300)
         let small = Image(frames: [ImageFrame(bitmap: Bitmap(width: 20, height: 10, pixels: [UInt8](repeating: 90, count: 20 * 10 * 4)))])
         _ = await detector.focalPoints(in: small, sourceKey: "s", sourceSize: source)

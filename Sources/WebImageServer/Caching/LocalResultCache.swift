@@ -31,13 +31,20 @@ public final class LocalResultCache: ResultCaching {
     /// Answers once the variant is in memory (the next request hits it); the disk write follows
     /// on the io queue, in order with every other write and purge there (``flush()`` waits for it).
     public func store(_ result: CachedResult, forKey key: String, source: String) async {
+        await store(result, forKey: key, sources: [source])
+    }
+
+    /// One write of the variant, its key added to each source's index.
+    public func store(_ result: CachedResult, forKey key: String, sources: [String]) async {
         remember(result, forKey: key)
         io.async(flags: .barrier) {
             try? self.disk.store(Self.encode(result), forKey: key)
-            var keys = self.variantKeys(of: source)
-            if !keys.contains(key) {
-                keys.append(key)
-                try? self.disk.store(Data(keys.joined(separator: "\n").utf8), forKey: Self.indexKey(source))
+            for source in Set(sources) {
+                var keys = self.variantKeys(of: source)
+                if !keys.contains(key) {
+                    keys.append(key)
+                    try? self.disk.store(Data(keys.joined(separator: "\n").utf8), forKey: Self.indexKey(source))
+                }
             }
         }
     }

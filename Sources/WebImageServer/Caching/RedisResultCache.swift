@@ -33,16 +33,23 @@ public final class RedisResultCache: ResultCaching {
         return RedisResultEncoding.decode(buffer)
     }
 
-    /// Writes the variant and adds its key to the source's set, in one script (a purge running at
-    /// the same time sees both or neither); the set lives as long as its newest variant.
     public func store(_ result: CachedResult, forKey key: String, source: String) async {
-        guard result.data.count <= maxValueBytes else { return }
+        await store(result, forKey: key, sources: [source])
+    }
+
+    /// Writes the variant once and adds its key to each source's set, in one script (a purge
+    /// running at the same time sees both or neither); a set lives as long as its newest variant.
+    /// The value names the first source.
+    public func store(_ result: CachedResult, forKey key: String, sources: [String]) async {
+        guard let source = sources.first, result.data.count <= maxValueBytes else { return }
         let value = RedisResultEncoding.encode(result, source: source)
         let ttl = ByteBuffer(string: String(RedisClient.milliseconds(timeToLive)))
+        var unique: [String] = []
+        for source in sources where !unique.contains(source) { unique.append(source) }
         _ = try? await client.send(RedisCommand(arguments: [
-            ByteBuffer(string: "EVAL"), ByteBuffer(string: Self.storeScript), ByteBuffer(string: "2"),
-            ByteBuffer(string: keyPrefix + key), ByteBuffer(string: setKey(source)), value, ttl,
-        ]))
+            ByteBuffer(string: "EVAL"), ByteBuffer(string: Self.storeScript), ByteBuffer(string: String(1 + unique.count)),
+            ByteBuffer(string: keyPrefix + key),
+        ] + unique.map { ByteBuffer(string: setKey($0)) } + [value, ttl]))
     }
 
     /// Deletes every variant of `source` and its set, in one script; returns how many variants
@@ -57,8 +64,10 @@ public final class RedisResultCache: ResultCaching {
 
     private static let storeScript = """
         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-        redis.call('SADD', KEYS[2], KEYS[1])
-        redis.call('PEXPIRE', KEYS[2], ARGV[2])
+        for i = 2, #KEYS do
+          redis.call('SADD', KEYS[i], KEYS[1])
+          redis.call('PEXPIRE', KEYS[i], ARGV[2])
+        end
         return 1
         """
 

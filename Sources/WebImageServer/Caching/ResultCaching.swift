@@ -24,6 +24,16 @@ public protocol ResultCaching: Sendable {
     func result(forKey key: String) async -> CachedResult?
     /// Keeps `result` under `key`, remembering that it was made from `source` (for purges).
     func store(_ result: CachedResult, forKey key: String, source: String) async
+    /// Keeps `result` under `key`, made from every one of `sources` (its source first, then the
+    /// images its filters drew): a purge of any of them removes it.
+    func store(_ result: CachedResult, forKey key: String, sources: [String]) async
     /// Removes every variant stored from `source`; returns how many.
     func removeResults(forSource source: String) async -> Int
+}
+
+extension ResultCaching {
+    /// Stores once a source; a cache that can index one write under several sources does better.
+    public func store(_ result: CachedResult, forKey key: String, sources: [String]) async {
+        for source in sources { await store(result, forKey: key, source: source) }
+    }
 }

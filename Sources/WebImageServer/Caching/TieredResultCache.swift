@@ -21,8 +21,12 @@ public final class TieredResultCache: ResultCaching {
 
     /// Both tiers at once: the Redis write costs at most the client's call timeout.
     public func store(_ result: CachedResult, forKey key: String, source: String) async {
-        async let localWrite: Void = local.store(result, forKey: key, source: source)
-        await shared.store(result, forKey: key, source: source)
+        await store(result, forKey: key, sources: [source])
+    }
+
+    public func store(_ result: CachedResult, forKey key: String, sources: [String]) async {
+        async let localWrite: Void = local.store(result, forKey: key, sources: sources)
+        await shared.store(result, forKey: key, sources: sources)
         await localWrite
     }
 

@@ -9,8 +9,7 @@ extension VariantPipeline {
     /// watermark cannot load.
     func loadOverlays(_ written: [String]) async throws -> [String: Data] {
         guard !written.isEmpty else { return [:] }
-        // Filter arguments reach here as the client wrote them; thumbor reads them percent-decoded, as its sources.
-        let sources = try written.map { text throws(ServerFailure) in (text, try SourceURL.parse(text.removingPercentEncoding ?? text)) }
+        let sources = try overlayURLs(written)
         return try await withThrowingTaskGroup(of: (String, Data).self) { group in
             for (text, url) in sources {
                 group.addTask { (text, try await self.sourceData(url)) }
@@ -19,5 +18,11 @@ extension VariantPipeline {
             for try await (text, data) in group { loaded[text] = data }
             return loaded
         }
+    }
+
+    /// Each image's URL as written, and the source URL it names (the one a purge names too).
+    func overlayURLs(_ written: [String]) throws(ServerFailure) -> [(String, URL)] {
+        // Filter arguments reach here as the client wrote them; thumbor reads them percent-decoded, as its sources.
+        try written.map { text throws(ServerFailure) in (text, try SourceURL.parse(text.removingPercentEncoding ?? text)) }
     }
 }

@@ -180,7 +180,9 @@ final class VariantPipeline: Sendable {
             return try await maker.make(planned, accept: accept)
         }
         result.lastModified = sourceLastModified(variant.source)
-        await results.store(result, forKey: variant.key, source: variant.source.absoluteString)
+        // Kept under its source and every image its filters drew: a purge of any of them removes it.
+        let drawn = (try? overlayURLs(ThumborProcessor(path: variant.path).overlaySources).map(\.1.absoluteString)) ?? []
+        await results.store(result, forKey: variant.key, sources: [variant.source.absoluteString] + drawn)
         return result
     }
 

@@ -42,6 +42,23 @@ struct WatermarkServerTests {
         }
     }
 
+    @Test("a variant is kept under its watermark's URL too: purging the watermark removes it, and the next request draws the new one")
+    func purgeWatermark() async throws {
+        try await withImageServer({ $0.purgeToken = "t0ken" }) { harness in
+            harness.origin.route("/a.png", .body(.bytes(try Self.png(20, 20, Self.base)), contentType: "image/png"))
+            harness.origin.route("/wm.png", .body(.bytes(try Self.png(4, 4, RGBA(r: 200, g: 0, b: 100))), contentType: "image/png"))
+            let path = harness.unsafe("filters:watermark(ORIGIN/wm.png,0,0,0):format(png)", "/a.png")
+            #expect(try await harness.get(path).status == 200)
+            let purged = try await harness.delete("/purge?url=127.0.0.1:\(harness.origin.port)/wm.png", headers: [("Authorization", "Bearer t0ken")])
+            #expect(purged.status == 200 && String(decoding: purged.body, as: UTF8.self) == "{\"purged\":1}\n")
+            let recoloured = RGBA(r: 0, g: 200, b: 0)
+            harness.origin.route("/wm.png", .body(.bytes(try Self.png(4, 4, recoloured)), contentType: "image/png"))
+            let reply = try await harness.get(path)
+            #expect(harness.origin.requestCount("/wm.png") == 2)
+            #expect(try ImageCodersManager.shared.decode(reply.body).bitmap[0, 0] == recoloured)
+        }
+    }
+
     @Test("a path may draw at most four distinct images: a fifth is a 400 before any download")
     func overlayCount() async throws {
         try await withImageServer { harness in

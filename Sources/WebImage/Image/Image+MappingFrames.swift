@@ -2,7 +2,7 @@ extension Image {
     /// `body` applied once per distinct pixel buffer, durations kept; nil when `body` returns nil.
     /// Frames that shared a buffer (a GIF frame that changes nothing) share the result, so the
     /// mapped frames cost no more memory than these.
-    func mappingFrames(_ body: (Bitmap) -> Bitmap?) -> [ImageFrame]? {
+    package func mappingFrames(_ body: (Bitmap) -> Bitmap?) -> [ImageFrame]? {
         var done: [UnsafeRawPointer?: Bitmap] = [:]
         var frames: [ImageFrame] = []
         frames.reserveCapacity(self.frames.count)

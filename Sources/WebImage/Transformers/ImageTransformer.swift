@@ -30,7 +30,7 @@ extension Image {
     /// Frames that share one pixel buffer (a GIF frame that changes nothing) are transformed once
     /// and keep sharing, so the result costs no more memory than the source. Returns nil when `body`
     /// does for any frame.
-    func transformingFrames(orientation: ImageOrientation? = nil, _ body: (Bitmap) -> Bitmap?) -> Image? {
+    package func transformingFrames(orientation: ImageOrientation? = nil, _ body: (Bitmap) -> Bitmap?) -> Image? {
         guard let frames = mappingFrames(body) else { return nil }
         return Image(
             frames: frames, loopCount: loopCount, scale: scale, orientation: orientation ?? self.orientation,
@@ -40,7 +40,7 @@ extension Image {
     /// Like ``transformingFrames(orientation:_:)`` for geometric transformers, which work on the image
     /// as displayed: EXIF orientation is applied to the pixels first and the result is `.up` (as SD's
     /// drawing-based transforms return upright images).
-    func transformingUprightFrames(_ body: (Bitmap) -> Bitmap?) -> Image? {
+    package func transformingUprightFrames(_ body: (Bitmap) -> Bitmap?) -> Image? {
         let orientation = self.orientation
         return transformingFrames(orientation: .up) { bitmap in
             body(orientation == .up ? bitmap : bitmap.oriented(orientation))

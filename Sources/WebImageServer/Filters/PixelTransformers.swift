@@ -6,7 +6,7 @@ struct GrayscaleTransformer: ImageTransformer {
     var transformerKey: String { "GrayscaleTransformer" }
 
     func transform(_ image: Image, forKey key: String) -> Image? {
-        image.transformingPixels { pixels in
+        image.rewritingPixels { pixels, _, _ in
             var index = 0
             while index < pixels.count {
                 let luma = (19595 * Int(pixels[index]) + 38470 * Int(pixels[index + 1]) + 7471 * Int(pixels[index + 2]) + 0x8000) >> 16

@@ -221,15 +221,4 @@ extension Image {
     var uprightSize: PixelSize {
         orientation.swapsDimensions ? PixelSize(width: height, height: width) : pixelSize
     }
-
-    /// Every frame's RGBA bytes changed in place by `body` (orientation and timing kept).
-    func transformingPixels(_ body: (inout [UInt8]) -> Void) -> Image? {
-        let frames = frames.map { frame -> ImageFrame in
-            var pixels = frame.bitmap.pixels
-            body(&pixels)
-            return ImageFrame(bitmap: Bitmap(width: frame.bitmap.width, height: frame.bitmap.height, pixels: pixels), duration: frame.duration)
-        }
-        return Image(frames: frames, loopCount: loopCount, scale: scale, orientation: orientation,
-                     format: format, originalData: nil, hasAlpha: hasAlpha, colorProfile: colorProfile)
-    }
 }

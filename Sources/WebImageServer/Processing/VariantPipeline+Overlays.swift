@@ -2,14 +2,12 @@ import Foundation
 import WebImage
 
 extension VariantPipeline {
-    /// The bytes of the images a variant's filters draw (``ThumborProcessor/overlaySources``), by
-    /// URL as written, loaded at once. Each is a source like any other: parsed by ``SourceURL``,
-    /// fetched by ``sourceData(_:)`` (every address check, every limit, the source cache); the
+    /// The bytes of the images a variant's filters draw (``overlayURLs(_:)``), by URL as written,
+    /// loaded at once. Each is a source like any other: parsed by ``SourceURL``, fetched by ``sourceData(_:)`` (every address check, every limit, the source cache); the
     /// first that fails fails the request with its failure, as thumbor answers an error when a
     /// watermark cannot load.
-    func loadOverlays(_ written: [String]) async throws -> [String: Data] {
-        guard !written.isEmpty else { return [:] }
-        let sources = try overlayURLs(written)
+    func loadOverlays(_ sources: [(String, URL)]) async throws -> [String: Data] {
+        guard !sources.isEmpty else { return [:] }
         return try await withThrowingTaskGroup(of: (String, Data).self) { group in
             for (text, url) in sources {
                 group.addTask { (text, try await self.sourceData(url)) }

@@ -153,13 +153,15 @@ final class VariantPipeline: Sendable {
             metrics.refused("draining")
             throw ServerFailure.unavailable
         }
+        let processor = ThumborProcessor(path: variant.path, logger: logger, smartDetector: smartDetector)
         // Watermark and frame images are sources like any other, fetched alongside it (loadOverlays).
-        async let overlays = loadOverlays(ThumborProcessor(path: variant.path, logger: logger).overlaySources)
+        let drawn = try overlayURLs(processor.overlaySources)
+        async let overlays = loadOverlays(drawn)
         let data = try await sourceData(variant.source)
         let overlayBytes = try await overlays
         try Task.checkCancellation()
         var maker = VariantMaker(
-            processor: ThumborProcessor(path: variant.path, logger: logger, smartDetector: smartDetector), output: variant.output,
+            processor: processor, output: variant.output,
             limits: VariantMaker.Limits(sourcePixels: configuration.maxSourcePixels,
                                         outputPixels: configuration.maxOutputPixels,
                                         animationBytes: configuration.maxAnimationBytes,
@@ -181,8 +183,7 @@ final class VariantPipeline: Sendable {
         }
         result.lastModified = sourceLastModified(variant.source)
         // Kept under its source and every image its filters drew: a purge of any of them removes it.
-        let drawn = (try? overlayURLs(ThumborProcessor(path: variant.path).overlaySources).map(\.1.absoluteString)) ?? []
-        await results.store(result, forKey: variant.key, sources: [variant.source.absoluteString] + drawn)
+        await results.store(result, forKey: variant.key, sources: [variant.source.absoluteString] + drawn.map(\.1.absoluteString))
         return result
     }
 

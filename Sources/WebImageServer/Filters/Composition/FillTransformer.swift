@@ -28,7 +28,7 @@ struct FillTransformer: ImageTransformer {
         guard !box.isEmpty else { return nil }
         // thumbor reads the one colour once; every frame of an animation takes the same.
         let mean = background == .mean ? Self.meanColor(image.bitmap) : nil
-        return image.mappingUprightBitmaps { bitmap in
+        return image.transformingUprightFrames { bitmap in
             var canvas: ThumborCompositing.Canvas
             switch background {
             case .color(let color): canvas = ThumborCompositing.Canvas(size: box, color: color)

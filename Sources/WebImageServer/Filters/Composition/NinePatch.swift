@@ -134,7 +134,7 @@ struct FrameTransformer: ImageTransformer {
     func transform(_ image: Image, forKey key: String) -> Image? {
         guard let ninePatch else { return image }
         let padding = ninePatch.padding
-        return image.mappingUprightBitmaps { bitmap in
+        return image.transformingUprightFrames { bitmap in
             var canvas = ThumborCompositing.Canvas(size: size(for: bitmap.size), color: RGBA(r: 255, g: 255, b: 255))
             canvas.paste(bitmap, at: padding.left, padding.top)
             ninePatch.draw(over: &canvas)

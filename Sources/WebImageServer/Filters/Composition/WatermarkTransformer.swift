@@ -16,7 +16,7 @@ struct WatermarkTransformer: ImageTransformer {
         // `_alpha.c`: every alpha lowered by 255·alpha/100 (integer division), floored at 0.
         let lowered = 255 * min(arguments.alpha, 100) / 100
         let alphaMap: [UInt8]? = lowered == 0 ? nil : (0...255).map { UInt8(max(0, $0 - lowered)) }
-        return image.mappingUprightBitmaps { bitmap in
+        return image.transformingUprightFrames { bitmap in
             var canvas = ThumborCompositing.Canvas(bitmap)
             let tile = arguments.scaledSize(of: mark.size, on: bitmap.size) ?? mark.size
             let xs = Self.placements(arguments.x, tile: tile.width, side: bitmap.width)

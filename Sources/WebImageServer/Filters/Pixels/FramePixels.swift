@@ -7,12 +7,12 @@ extension Image {
     func rewritingPixels(
         hasAlpha: Bool? = nil, _ body: (_ pixels: UnsafeMutableBufferPointer<UInt8>, _ width: Int, _ height: Int) -> Void
     ) -> Image {
-        let frames = frames.map { frame -> ImageFrame in
-            let (width, height) = (frame.bitmap.width, frame.bitmap.height)
-            var pixels = frame.bitmap.pixels
-            pixels.withUnsafeMutableBufferPointer { body($0, width, height) }
-            return ImageFrame(bitmap: Bitmap(width: width, height: height, pixels: pixels), duration: frame.duration)
-        }
+        // Frames sharing one buffer (a GIF frame that changes nothing) are rewritten once and keep sharing.
+        let frames = mappingFrames { bitmap in
+            var pixels = bitmap.pixels
+            pixels.withUnsafeMutableBufferPointer { body($0, bitmap.width, bitmap.height) }
+            return Bitmap(width: bitmap.width, height: bitmap.height, pixels: pixels)
+        } ?? self.frames
         return Image(frames: frames, loopCount: loopCount, scale: scale, orientation: orientation, format: format,
                      originalData: nil, hasAlpha: hasAlpha ?? self.hasAlpha, colorProfile: colorProfile)
     }

@@ -93,10 +93,9 @@ final class CAresNameService: NameService {
     }
 
     /// The channel, owned by the loop thread.
-    // @unchecked Sendable without a lock: the channel is confined to the loop thread (made
-    // before it starts, used only on it), so no lock guards it.
-    private final class ChannelLoop: @unchecked Sendable {
-        let channel: ares_channel
+    private final class ChannelLoop: Sendable {
+        // No lock guards it: the channel is confined to the loop thread (made before it starts, used only on it).
+        nonisolated(unsafe) let channel: ares_channel
         init(channel: ares_channel) { self.channel = channel }
     }
 

@@ -4,6 +4,7 @@ public struct HTTPResponse: Sendable {
         public var code: Int
         public init(code: Int) { self.code = code }
         public static let badRequest = Status(code: 400)
+        public static let unauthorized = Status(code: 401)
         public static let forbidden = Status(code: 403)
         public static let notFound = Status(code: 404)
         public static let uriTooLong = Status(code: 414)

@@ -1,11 +1,10 @@
-import Hummingbird
+import HTTPTypes
 import WebImage
 
 /// A request's failure as the client sees it: a status and one plain sentence. Never a stack
 /// trace, a path on this machine, an internal address or a library's message — those go to the log.
-/// Thrown through Hummingbird's middleware as an `HTTPResponseError`, so the access log and the
-/// metrics see its status, and the router writes it (``Answer/init(failure:)``).
-public struct ServerFailure: HTTPResponseError, Equatable {
+/// Thrown through Hummingbird's middleware as an `HTTPResponseError` (ServerFailure+Response.swift).
+public struct ServerFailure: Error, Equatable {
     public var status: HTTPResponse.Status
     /// The sentence the client reads after the status line.
     public var message: String
@@ -30,11 +29,6 @@ public struct ServerFailure: HTTPResponseError, Equatable {
     static let purgeDisabled = Self(status: .notFound, message: "purge is not enabled on this server")
     static let unauthorized = Self(status: .unauthorized, message: "a valid bearer token is required")
     static let badCallback = Self(status: .badRequest, message: "callback must be a JavaScript identifier (letters, digits, _, $ and dots, at most 64 characters)")
-
-    /// The failure as a response: `STATUS REASON: message`, plain text, never cached.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Answer(failure: self).response
-    }
 
     /// What a source load's typed error means for the client.
     init(_ error: WebImageError) {

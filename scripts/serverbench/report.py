@@ -55,8 +55,9 @@ def rss_chart(samples, title, path):
     plt.close(fig)
 
 
-def replace_section(markdown_path, text):
-    start, end = "<!-- compare-servers -->", "<!-- /compare-servers -->"
+def replace_section(markdown_path, text, marker="compare-servers"):
+    """`text` between <!-- MARKER --> and <!-- /MARKER --> (markers added when it has none)."""
+    start, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
     current = open(markdown_path).read() if os.path.exists(markdown_path) else ""
     block = f"{start}\n{text.strip()}\n{end}"
     if start in current:
@@ -65,3 +66,14 @@ def replace_section(markdown_path, text):
         current = current.rstrip() + "\n\n" + block + "\n"
     with open(markdown_path, "w") as f:
         f.write(current)
+
+
+def replace_line(markdown_path, start, line):
+    """The line that begins with `start` (a row of the head table) replaced by `line`; none, nothing done."""
+    lines = open(markdown_path).read().split("\n")
+    found = [i for i, l in enumerate(lines) if l.startswith(start)]
+    if found:
+        lines[found[0]] = line
+        with open(markdown_path, "w") as f:
+            f.write("\n".join(lines))
+    return bool(found)

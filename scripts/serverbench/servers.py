@@ -14,6 +14,7 @@ QUALITY = 80  # JPEG quality asked of every server
 class Server:
     name = "?"
     health = "/"
+    env = None  # the environment to start it in; None = this one
 
     def __init__(self, work):
         self.work = work
@@ -29,7 +30,7 @@ class Server:
         log = open(os.path.join(self.work, "server.log"), "w")
         # A session of its own: stopping it stops every process it forked (thumbor's and nginx's workers).
         self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, cwd=self.work,
-                                        start_new_session=True)
+                                        env=self.env, start_new_session=True)
         procs.wait_until_answering(f"http://127.0.0.1:{self.port}{self.health}", process=self.process)
         return self
 
@@ -58,7 +59,7 @@ def nginx_conf(work, port, body, workers=1, modules=""):
               access_log off;
               sendfile on;
               keepalive_requests 1000000;
-              types {{ image/jpeg jpg; image/png png; image/webp webp; }}
+              types {{ image/jpeg jpg; image/png png; image/webp webp; image/avif avif; }}
               default_type image/jpeg;
               server {{
                 listen 127.0.0.1:{port} reuseport;

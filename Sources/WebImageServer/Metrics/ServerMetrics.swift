@@ -3,7 +3,8 @@ import Synchronization
 
 /// The server's Prometheus metrics (`GET /metrics`), named like imgproxy's where they overlap so
 /// dashboards carry over: requests and status codes, request duration and its spans (queue,
-/// download, processing), cache hits by tier, merged requests, source bytes, refusals for load.
+/// download, processing), the stages of making a variant, cache hits by tier, merged requests,
+/// source bytes, refusals for load.
 /// Its own registry, so an app embedding the server keeps its own metrics system.
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
@@ -14,11 +15,18 @@ final class ServerMetrics: Sendable {
     /// Labelled series made once and kept: the registry's make-calls validate and look up on
     /// every call, which showed in the cache-hit path's profile.
     private let labelled = Mutex<[String: Counter]>([:])
-    private let spans = Mutex<[String: DurationHistogram]>([:])
+    private let histograms = Mutex<[String: DurationHistogram]>([:])
 
     private static let buckets: [Duration] = [
         .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
         .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
+    ]
+
+    /// Finer at the bottom than ``buckets``: a header read or a store takes microseconds.
+    private static let stageBuckets: [Duration] = [
+        .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .seconds(2.5), .seconds(10),
     ]
 
     init() {
@@ -37,15 +45,15 @@ final class ServerMetrics: Sendable {
 
     /// `span`: queue (waiting for a work slot), download (source load, cache included), processing.
     func span(_ span: String, _ elapsed: Duration) {
-        let histogram = spans.withLock { spans in
-            if let known = spans[span] { return known }
-            let made = registry.makeDurationHistogram(
-                name: "webimage_request_span_duration_seconds", labels: [("span", span)], buckets: Self.buckets,
-                help: "Time spent in each stage of making a variant")
-            spans[span] = made
-            return made
-        }
-        histogram.record(elapsed)
+        histogram("webimage_request_span_duration_seconds", [("span", span)], buckets: Self.buckets,
+                  help: "Time spent in each stage of making a variant").record(elapsed)
+    }
+
+    /// One stage of one variant whose source is in `format` (``VariantStage``).
+    func stage(_ stage: VariantStage, format: String, _ elapsed: Duration) {
+        histogram("webimage_variant_stage_seconds", [("stage", stage.rawValue), ("format", format)], buckets: Self.stageBuckets,
+                  help: "Time each stage of making a variant took (fetch, header, decode, transform, encode, store), by source format")
+            .record(elapsed)
     }
 
     /// A hit in `tier`: result (memory or disk), source_disk; a miss is `origin`.
@@ -68,6 +76,16 @@ final class ServerMetrics: Sendable {
             if let known = counters[id] { return known }
             let made = registry.makeCounter(name: name, labels: [(label, value)], help: help)
             counters[id] = made
+            return made
+        }
+    }
+
+    private func histogram(_ name: String, _ labels: [(String, String)], buckets: [Duration], help: String) -> DurationHistogram {
+        histograms.withLock { histograms in
+            let id = ([name] + labels.map(\.1)).joined(separator: "\u{0}")
+            if let known = histograms[id] { return known }
+            let made = registry.makeDurationHistogram(name: name, labels: labels, buckets: buckets, help: help)
+            histograms[id] = made
             return made
         }
     }

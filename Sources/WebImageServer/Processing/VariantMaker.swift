@@ -46,6 +46,8 @@ struct VariantMaker: Sendable {
     var smartDetector: SmartDetector? = nil
     /// The source's identity for ``smartDetector``'s cache (its URL): one detection per source.
     var sourceKey: String? = nil
+    /// Told how long decode, transform and encode took (the server's stage metrics); nil = not timed.
+    var recordStage: VariantStageRecorder? = nil
 
     /// Reads `data`'s header and plans the variant for a client whose `Accept` is `accept`;
     /// throws 413 for a source or a plan over a limit.
@@ -99,14 +101,17 @@ struct VariantMaker: Sendable {
 
     /// The encoded variant, for a client whose `Accept` is `accept`.
     func make(_ planned: Planned, accept: String?) async throws -> CachedResult {
-        let (coders, data, options) = (self.coders, planned.data, planned.options)
+        let (coders, data, options, record) = (self.coders, planned.data, planned.options, self.recordStage)
         let cancellation = WorkCancellation()
         let overlays = try await decodeOverlays(planned.overlays, cancellation: cancellation)
         let decoded: Result<Image, any Error> = await cancellation.run {
             await ImageWorkQueue.decoding.run {
                 do {
                     try cancellation.check()
-                    return .success(try coders.decode(data, options: options))
+                    let started = ContinuousClock.now
+                    let image = try coders.decode(data, options: options)
+                    record?(.decode, .now - started)
+                    return .success(image)
                 } catch is CancellationError {
                     return .failure(CancellationError())
                 } catch {
@@ -129,9 +134,11 @@ struct VariantMaker: Sendable {
         let encoded: Result<CachedResult, any Error> = await cancellation.run { await ImageWorkQueue.processing.run {
             do {
                 try cancellation.check()
+                let transforming = ContinuousClock.now
                 guard let variant = try processor.process(image, sourceSize: source, budget: budget, focalPoints: focalPoints, overlays: overlays, isCancelled: { cancellation.isRaised }) else {
                     return .failure(ServerFailure.badRequest("the options cannot be applied to this image"))
                 }
+                record?(.transform, .now - transforming)
                 try cancellation.check()
                 if processor.path.meta {
                     return .success(processor.metaDocument(of: variant, source: source, frames: frameCount, detected: focalPoints).result)
@@ -140,7 +147,9 @@ struct VariantMaker: Sendable {
                 let encoder = EncoderCost.bytes(for: format.format, size: variant.pixelSize, frames: variant.frames.count, searching: output.maxBytes != nil)
                 try budget.check(bytes: CostPlan.sum(variant.cost, encoder), size: variant.pixelSize, frames: variant.frames.count)
                 return Result {
+                    let encoding = ContinuousClock.now
                     let bytes = try Self.encode(variant, as: format.format, output: output, coders: coders, defaults: defaults, cancellation: cancellation)
+                    record?(.encode, .now - encoding)
                     return CachedResult(data: bytes, contentType: format.contentType, etag: Self.etag(bytes), variesByAccept: format.negotiated)
                 }
             } catch let exceeded as OutputBudget.Exceeded {

@@ -157,7 +157,9 @@ final class VariantPipeline: Sendable {
         // Watermark and frame images are sources like any other, fetched alongside it (loadOverlays).
         let drawn = try overlayURLs(processor.overlaySources)
         async let overlays = loadOverlays(drawn)
+        let fetching = ContinuousClock.now
         let data = try await sourceData(variant.source)
+        let fetched = ContinuousClock.now - fetching
         let overlayBytes = try await overlays
         try Task.checkCancellation()
         var maker = VariantMaker(
@@ -172,7 +174,12 @@ final class VariantPipeline: Sendable {
         maker.defaults = configuration.output
         maker.smartDetector = smartDetector
         maker.sourceKey = variant.source.absoluteString
+        let planning = ContinuousClock.now
         let planned = try maker.plan(data, accept: accept, overlays: overlayBytes)
+        let format = planned.header.format.rawValue
+        metrics.stage(.fetch, format: format, fetched)
+        metrics.stage(.header, format: format, .now - planning)
+        maker.recordStage = { [metrics] stage, elapsed in metrics.stage(stage, format: format, elapsed) }
         logger.debug("variant planned", metadata: [
             "planned": "\(planned.plan.peakBytes)", "reserved": "\(planned.reservation)", "stage": "\(planned.plan.peakStage?.name ?? "")",
         ])
@@ -183,7 +190,9 @@ final class VariantPipeline: Sendable {
         }
         result.lastModified = sourceLastModified(variant.source)
         // Kept under its source and every image its filters drew: a purge of any of them removes it.
+        let storing = ContinuousClock.now
         await results.store(result, forKey: variant.key, sources: [variant.source.absoluteString] + drawn.map(\.1.absoluteString))
+        metrics.stage(.store, format: format, .now - storing)
         return result
     }
 

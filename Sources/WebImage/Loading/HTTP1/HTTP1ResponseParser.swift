@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// NIO's decoder built `HTTPHeaders` of `String`s through llhttp's callbacks, converted to
 /// `HTTPFields` after: together about a tenth of a bulk prefetch's instructions per image
-/// (BENCHMARKS.md, "Bulk download"). Hostile servers are the normal case, so it is as strict as
+/// (docs/benchmarks/history.md, "Bulk download"). Hostile servers are the normal case, so it is as strict as
 /// NIO's llhttp where framing is at stake — a `Content-Length` beside `Transfer-Encoding`, two
 /// lengths, a folded line, a bare CR, a bad chunk: all errors — and bounded: a head (or trailer
 /// section) of more than ``maximumHeadSize`` bytes is refused, and bytes of an incomplete line are

@@ -9,7 +9,7 @@ import Synchronization
 /// keep-alive connections per scheme, host and port, each carrying one request at a time. A request
 /// takes an idle connection on its caller's event loop first: a prefetch worker running on a loop
 /// (``BulkLoadExecuting``) keeps one connection there, curl's `--parallel` shape. It exists for bulk work — it costs
-/// less than half of AsyncHTTPClient's CPU per request (BENCHMARKS.md, "Bulk download") — and does
+/// less than half of AsyncHTTPClient's CPU per request (docs/benchmarks/history.md, "Bulk download") — and does
 /// only what a download needs: TLS as AsyncHTTPClient sets it up
 /// (NIOSSL, the system's trust roots, the host name checked — or the address, for an IP literal),
 /// a connect timeout, word of a request a reused connection dropped before answering (the

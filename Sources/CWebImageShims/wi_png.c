@@ -2,6 +2,7 @@
 
 #include <png.h>
 #include <setjmp.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,29 @@ typedef struct {
     char message[256];
 } wi_png_encoder;
 
+/// Whether Paeth's prediction misses most pixels (about 32 rows sampled): photographs do; graphics,
+/// gradients and screenshots, where LZ77 finds repeats run-length matching cannot, mostly hit.
+static int wi_png_is_photographic(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha) {
+    const int channels = has_alpha ? 4 : 3;
+    const uint32_t step = (height / 32) | 1;  // odd, so the rows do not keep one phase of a pattern
+    uint64_t sampled = 0, exact = 0;
+    for (uint32_t y = 1; y < height; y += step) {
+        const uint8_t *row = rgba + (size_t)y * stride, *above = row - stride;
+        for (uint32_t x = 1; x < width; x++) {
+            int hit = 1;
+            for (int c = 0; c < channels; c++) {
+                int a = row[(x - 1) * 4 + c], b = above[x * 4 + c], d = above[(x - 1) * 4 + c];
+                int p = a + b - d, pa = abs(p - a), pb = abs(p - b), pd = abs(p - d);
+                int predicted = pa <= pb && pa <= pd ? a : pb <= pd ? b : d;
+                hit &= row[x * 4 + c] == predicted;
+            }
+            exact += hit;
+        }
+        sampled += width - 1;
+    }
+    return sampled > 0 && exact * 10 < sampled * 3;
+}
+
 static void wi_png_encode_error_fn(png_structp png, png_const_charp msg) {
     wi_png_encoder *enc = png_get_error_ptr(png);
     snprintf(enc->message, sizeof enc->message, "%s", msg);
@@ -260,6 +284,12 @@ int wi_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height, siz
                  has_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (compression_level >= 0) png_set_compression_level(enc->png, compression_level);
+    // A photograph's filtered rows hold almost no long matches: run-length matching with Paeth
+    // filtering writes them as small as level 6's full search does, for a fraction of its CPU.
+    if (compression_level >= 1 && compression_level <= 6 && wi_png_is_photographic(rgba, width, height, stride, has_alpha)) {
+        png_set_compression_strategy(enc->png, Z_RLE);
+        png_set_filter(enc->png, PNG_FILTER_TYPE_BASE, PNG_FILTER_PAETH);
+    }
     if (icc && icc_length > 0) {
         png_set_iCCP(enc->png, enc->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_length);
     }

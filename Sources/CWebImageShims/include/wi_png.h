@@ -55,8 +55,8 @@ int32_t wi_png_gamma(const wi_png_decoder *dec);
 /// cHRM: white, red, green, blue as x, y pairs × 100000 into out; 0 when absent.
 int wi_png_chromaticities(const wi_png_decoder *dec, int32_t out[8]);
 
-/// Encodes straight RGBA8 as PNG (colour type RGBA, or RGB when has_alpha is 0).
-/// On success *out is malloc'ed; free it with wi_free.
+/// Encodes straight RGBA8 as PNG (colour type RGBA, or RGB when has_alpha is 0); at levels 1-6 a
+/// photograph gets Paeth rows and zlib's Z_RLE. On success *out is malloc'ed; free it with wi_free.
 int wi_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
                        int has_alpha, int compression_level, const uint8_t *icc, size_t icc_length,
                        uint8_t **out, size_t *out_size, char *errbuf, size_t errbuf_size);

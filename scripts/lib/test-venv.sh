@@ -1,6 +1,6 @@
 # Sourced by scripts/test and scripts/tsan: the Debian packages the tests need, and a venv
-# (.venv-tests, Debian's python3-venv) for the test-only PyPI packages, first on PATH so the specs'
-# `python3` is the venv's. The system Python is never changed (PEP 668 forbids it on Debian 12).
+# (.venv-tests, Debian's python3-venv) for the test-only PyPI packages, also put first on PATH for
+# the scripts (the specs find .venv-tests themselves). The system Python is never changed (PEP 668).
 # Tests: PyPI's libthumbor makes the signed thumbor URLs the server specs accept (a real client);
 # Pillow makes scripts/hostile-check's images and reads its answers. MODULE:PACKAGE when they differ.
 test_python_packages=(libthumbor PIL:pillow)

@@ -4,11 +4,11 @@ import WebImage
 
 /// A shared cache tier on Redis for encoded images, for several processes or machines that load
 /// the same images (app servers, a `webimage serve` fleet). Compose it behind a local
-/// ``ImageCache`` through ``ImageCachesManager``.
+/// `ImageCache` through `ImageCachesManager`.
 ///
 /// Stores the bytes a disk tier would (the data given, else the image's original bytes, else the
 /// image encoded) under `<prefix><key>` with a TTL; values over a size cap are not stored. A
-/// query decodes with the given decode options, on ``ImageWorkQueue/decoding``. Redis being
+/// query decodes with the given decode options, on `ImageWorkQueue/decoding`. Redis being
 /// down, slow or refusing is a miss or a skipped write, never an error: the client's call
 /// timeout and circuit breaker bound what it costs, and its ``RedisClient/stats`` count it.
 public final class RedisImageCache: ImageCaching {
@@ -59,7 +59,7 @@ public final class RedisImageCache: ImageCaching {
 
     /// Writes the bytes to Redis when `cacheType` includes the disk tier. A Redis failure is
     /// swallowed (counted in the client's stats); only an image that cannot be encoded throws,
-    /// as it would for ``ImageCache``.
+    /// as it would for `ImageCache`.
     public func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws {
         guard cacheType.includesDisk else { return }
         let bytes: Data

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import WebImage
 
-/// Variants in memory (least recently used out first, by bytes) over WebImage's ``DiskCache``.
+/// Variants in memory (least recently used out first, by bytes) over WebImage's `DiskCache`.
 /// Each disk entry carries its type, ETag and `Vary` in a one-line header before the bytes, so
 /// one read (one file, one rename when written) gives a consistent answer. Each source has an
 /// index entry listing its variants' keys, so a purge removes every one of them.

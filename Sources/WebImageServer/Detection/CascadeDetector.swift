@@ -2,7 +2,7 @@
 /// image shrunk by powers of `scaleFactor` under a fixed window, an integral image and a squared
 /// one per scale (the window's standard deviation normalises every feature), the window slid in
 /// steps of 2 pixels (1 once the image is at half size or less), every window that passes all
-/// stages kept, and the hits grouped (``RectangleGrouping``) with `minNeighbors`.
+/// stages kept, and the hits grouped (`RectangleGrouping`) with `minNeighbors`.
 public struct CascadeDetector: Sendable {
     public let cascade: Cascade
 

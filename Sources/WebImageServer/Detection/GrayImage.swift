@@ -1,6 +1,6 @@
 import WebImage
 
-/// An 8-bit luminance image: what the detectors read. Made from an ``Image`` at a bounded size
+/// An 8-bit luminance image: what the detectors read. Made from an `Image` at a bounded size
 /// (area-averaged, upright), so detection's scratch never grows with the source.
 public struct GrayImage: Sendable, Hashable {
     public let width: Int

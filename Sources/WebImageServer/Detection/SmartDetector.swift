@@ -7,7 +7,7 @@ import WebImage
 /// ``Configuration/longestSide`` (thumbor's minimum face size is a fraction of the image, so the
 /// result barely depends on the size; the scratch then stays small and fixed), within
 /// ``Configuration/timeBudget`` — past it, detection gives up and the crop falls back to the
-/// alignment, as thumbor's `IGNORE_SMART_ERRORS`. A source's points are kept by ``DetectionCache``.
+/// alignment, as thumbor's `IGNORE_SMART_ERRORS`. A source's points are kept by `DetectionCache`.
 public final class SmartDetector: Sendable {
     public struct Configuration: Sendable {
         /// Where the cascade files are; without them faces are skipped and corners still run.
@@ -43,7 +43,7 @@ public final class SmartDetector: Sendable {
     /// upright size is `sourceSize`), in the source's pixels: from the cache, or detected once
     /// for every caller that asks meanwhile (on the processing queue). Empty when nothing was
     /// found or detection ran out of time. A decode smaller than the detection copy a full decode
-    /// would give (``isRepresentative(_:of:)``) is detected on without caching: a thumbnail's
+    /// would give (`isRepresentative(_:of:)`) is detected on without caching: a thumbnail's
     /// misses must not decide every later variant of the source.
     public func focalPoints(in image: Image, sourceKey: String, sourceSize: PixelSize) async -> [FocalPoint] {
         if let cached = cache.cached(sourceKey) { return Self.scaled(cached, to: sourceSize) }

@@ -8,7 +8,7 @@ public struct FilterRow: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         /// Changes how the variant is written (format, quality, byte limit).
         case encoder
-        /// Changes the geometry (read by ``ThumborGeometry``).
+        /// Changes the geometry (read by `ThumborGeometry`).
         case geometry
         /// Changes pixels after the resize, in the order given.
         case pixels
@@ -34,7 +34,7 @@ public struct FilterRow: Sendable {
     public let requiredArguments: Int
     public let kind: Kind
     /// What it costs; for a filter whose cost grows with its arguments (convolution's kernel),
-    /// what it costs at most — ``cost(for:)`` is what the plan and the work count.
+    /// what it costs at most — `cost(for:)` is what the plan and the work count.
     public let cost: FilterCost
     /// The cost for parsed arguments on the image it runs on, when it depends on them.
     let costForInput: (@Sendable (FilterInput) -> FilterCost)?

@@ -1,5 +1,5 @@
 /// The regular expression that cuts a thumbor request's *source* out of its request target, built
-/// from the tables ``ThumborPath`` parses with (``ThumborGrammar``, the option enums), so nginx can
+/// from the tables ``ThumborPath`` parses with (`ThumborGrammar`, the option enums), so nginx can
 /// route every variant of one source to one instance (`hash $webimage_source consistent`).
 ///
 /// It runs on nginx's `$request_uri` — the raw path and query, byte for byte what the server parses
@@ -76,7 +76,7 @@ public enum SourceRoutePattern {
         "-]\\^[".unicodeScalars.contains(scalar) ? "\\\(scalar)" : "\(scalar)"
     }
 
-    /// The digit strings the parser reads as a number in `range` (at most ``ThumborGrammar/maximumDigits``
+    /// The digit strings the parser reads as a number in `range` (at most `ThumborGrammar/maximumDigits`
     /// digits, leading zeros allowed): for each length of the number without its leading zeros, the
     /// zeros that may pad it and the classic range-to-regex pieces of that length.
     static func integerPattern(_ range: ClosedRange<Int>) -> String {

@@ -1,12 +1,12 @@
 import Foundation
 import WebImage
 
-/// The server's source loader: WebImage's ``ImageDownloader`` — size limit, timeouts, status and
+/// The server's source loader: WebImage's `ImageDownloader` — size limit, timeouts, status and
 /// content checks, redirects, typed errors, the decode — with the SSRF check as its hop policy
 /// (`SourceHopPolicy`), so every hop, the first and each redirect, is resolved, checked and
 /// sent to the checked address only.
 ///
-/// A refused source fails with ``WebImageError/refusedByHopPolicy(reason:)`` (2000), a typed
+/// A refused source fails with `WebImageError/refusedByHopPolicy(reason:)` (2000), a typed
 /// refusal the server answers with 403; its reason starts with ``refusalPrefix`` for the log.
 public struct SourceLoader: AsyncImageLoader {
     public static let refusalPrefix = "source refused: "

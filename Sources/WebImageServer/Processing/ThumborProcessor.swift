@@ -3,7 +3,7 @@ import Logging
 import WebImage
 
 /// Turns a decoded source into the variant a thumbor path asks for, with WebImage's transformers:
-/// `trim` first, then geometry (``ThumborGeometry``: crop box, then scale), flips, then the filters
+/// `trim` first, then geometry (`ThumborGeometry`: crop box, then scale), flips, then the filters
 /// in the order given. Filters are rows of ``FilterTable``: their arguments parsed by its grammar
 /// (an encoder setting that does not parse is a 400; any other filter that does not, or one the
 /// table lacks, is ignored with a log line, as thumbor does).

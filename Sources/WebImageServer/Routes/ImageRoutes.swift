@@ -3,7 +3,7 @@ import Hummingbird
 extension ImageServer {
     /// The public face as a Hummingbird `RouteCollection`: `GET /healthz`, `GET /readyz` and
     /// thumbor's image paths (every other GET). Image requests pass, in order, the access log (when
-    /// on), the metrics, the loop guard and the signature check, then the ``VariantPipeline``.
+    /// on), the metrics, the loop guard and the signature check, then the `VariantPipeline`.
     public func routes<Context: RequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)
         routes.get("/healthz") { _, _ in Self.plain(.ok, "ok\n") }

@@ -30,7 +30,7 @@ public struct ConnectionLimits: Sendable, Hashable {
 }
 
 extension ImageServerConfiguration {
-    /// This configuration's ``ConnectionLimits``, for ``Hummingbird/HTTPServerBuilder/guardedHTTP1(_:)``.
+    /// This configuration's ``ConnectionLimits``, for `HTTPServerBuilder.guardedHTTP1(_:)`.
     public var connectionLimits: ConnectionLimits {
         ConnectionLimits(headerTimeout: headerTimeout, idleTimeout: idleTimeout,
                          maxHeaderBytes: maxHeaderBytes, maxConnections: maxConnections)

@@ -8,7 +8,7 @@ import WebImageRedis
 /// thumbor's HTTP API on the WebImage pipeline, and the composition root of the server: it builds
 /// the source side (WebImage's manager over a loader — the server's ``SourceLoader``, every hop
 /// checked and pinned, or any `ImageLoader` an application gives), the result cache (any
-/// ``ResultCaching``), admission and metrics, and joins them in one ``VariantPipeline``. Mount its
+/// ``ResultCaching``), admission and metrics, and joins them in one `VariantPipeline`. Mount its
 /// routes in any Hummingbird application with ``addRoutes(to:)`` (or ``routes(context:)``, a
 /// `RouteCollection`), or run it alone with `webimage serve`.
 public final class ImageServer: Sendable {
@@ -30,10 +30,10 @@ public final class ImageServer: Sendable {
     /// Where this server listens (``serving(on:)``): sources there are refused.
     public let servingAddresses = ServingAddresses()
 
-    /// Identical requests at once share one piece of work (``VariantPipeline/sharedWork``).
+    /// Identical requests at once share one piece of work (`VariantPipeline/sharedWork`).
     var sharedWork: SharedTasks<String, Void, Result<CachedResult, ServerFailure>> { pipeline.sharedWork }
 
-    /// A checked request (``VariantPipeline/Request``).
+    /// A checked request (`VariantPipeline/Request`).
     typealias VariantRequest = VariantPipeline.Request
 
     /// The longest request path (with its query) accepted; longer ones get 414 before any work.
@@ -108,7 +108,7 @@ public final class ImageServer: Sendable {
         }
     }
 
-    /// Stops taking work (``WorkAdmission/drain()``), then closes the source connections and
+    /// Stops taking work (`WorkAdmission/drain()`), then closes the source connections and
     /// lets the caches finish their writes. Requests already running finish first when the HTTP
     /// server drains them (Hummingbird's graceful shutdown).
     public func shutdown() async {

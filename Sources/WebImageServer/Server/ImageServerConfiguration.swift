@@ -38,7 +38,7 @@ public struct ImageServerConfiguration: Sendable {
     /// each idle timeout still ends. 20.
     public var sourceDeadline: TimeInterval = 20
     /// Planned bytes all variants being made may hold at once; a request waits for its share
-    /// (``CostPlan``). Default: half the process's memory limit (its cgroup's `memory.max`, else RAM).
+    /// (`CostPlan`). Default: half the process's memory limit (its cgroup's `memory.max`, else RAM).
     public var maxMemory = MemoryLimit.defaultWorkBudget
     /// Planned bytes one variant may hold at its peak; a plan over it is a 413 before any work.
     /// Default: half of ``maxMemory``, at most 1 GiB.

@@ -16,8 +16,8 @@ struct CacheCommandTests {
     }
 
     @Test func infoCleanAndClear() async throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryFolder.make("cli")
+        defer { TemporaryFolder.remove(dir) }
         let cache = dir.appendingPathComponent("cache")
 
         let empty = try await CLIRunner.run(["cache", "info", "--json", "--cache-dir", cache.path])

@@ -15,8 +15,8 @@ struct DecodeCommandTests {
     }
 
     @Test func writesRawStraightRGBAAndPNG() async throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryFolder.make("cli")
+        defer { TemporaryFolder.remove(dir) }
         let raw = dir.appendingPathComponent("out.rgba")
         let png = dir.appendingPathComponent("out.png")
         let source = fixtures.appendingPathComponent("png-gray-alpha.png")
@@ -29,8 +29,8 @@ struct DecodeCommandTests {
 
     @Test("colour: sRGB by default; --keep-colors writes the pixels as encoded, and --png embeds their profile")
     func keepColors() async throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryFolder.make("cli")
+        defer { TemporaryFolder.remove(dir) }
         let source = fixtures.appendingPathComponent("colour-displayp3.png")
         let converted = dir.appendingPathComponent("converted.png")
         let kept = dir.appendingPathComponent("kept.png")
@@ -61,8 +61,8 @@ struct DecodeCommandTests {
 
     @Test("bad input exits 1 with one error line", arguments: ["not-an-image", "truncated", "missing"])
     func badInput(kind: String) async throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryFolder.make("cli")
+        defer { TemporaryFolder.remove(dir) }
         let file = dir.appendingPathComponent("input")
         switch kind {
         case "not-an-image": try Data("<html>404</html>".utf8).write(to: file)

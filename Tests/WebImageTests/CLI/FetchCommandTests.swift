@@ -7,30 +7,28 @@ import Testing
 @Suite("webimage fetch")
 struct FetchCommandTests {
     @Test func aSecondFetchIsADiskHitWithoutARequest() async throws {
-        let origin = try await TestOrigin.start()
-        defer { origin.stop() }
-        origin.route("/cat.jpg", .fixture("jpeg-baseline.jpg"))
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let args = ["fetch", origin.url("/cat.jpg").absoluteString, "--cache-dir", dir.path, "-v"]
+        try await withOriginAndFolder { origin, dir in
+            origin.route("/cat.jpg", .fixture("jpeg-baseline.jpg"))
+            let args = ["fetch", origin.url("/cat.jpg").absoluteString, "--cache-dir", dir.path, "-v"]
 
-        let first = try await CLIRunner.run(args)
-        #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.hasPrefix(#"{"format":"jpeg","width":"#))
-        #expect(first.stdout.hasSuffix(#","cacheType":"none"}"# + "\n"))
-        #expect(first.stderr.contains("cache miss, loaded"))
+            let first = try await CLIRunner.run(args)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.hasPrefix(#"{"format":"jpeg","width":"#))
+            #expect(first.stdout.hasSuffix(#","cacheType":"none"}"# + "\n"))
+            #expect(first.stderr.contains("cache miss, loaded"))
 
-        let second = try await CLIRunner.run(args)
-        #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout.hasSuffix(#","cacheType":"disk"}"# + "\n"))
-        #expect(second.stderr.contains("disk cache hit"))
-        #expect(second.stderr.contains("bytes"))
-        #expect(origin.requestCount("/cat.jpg") == 1)
+            let second = try await CLIRunner.run(args)
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stdout.hasSuffix(#","cacheType":"disk"}"# + "\n"))
+            #expect(second.stderr.contains("disk cache hit"))
+            #expect(second.stderr.contains("bytes"))
+            #expect(origin.requestCount("/cat.jpg") == 1)
+        }
     }
 
     @Test func writesAThumbnailInTheFormatOfTheExtension() async throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryFolder.make("cli")
+        defer { TemporaryFolder.remove(dir) }
         let out = dir.appendingPathComponent("thumb.webp")
         let result = try await CLIRunner.run([
             "fetch", Fixtures.directory.appendingPathComponent("jpeg-baseline.jpg").path,
@@ -44,8 +42,8 @@ struct FetchCommandTests {
     }
 
     @Test func aRotatedThumbnailHasTheSameSizeFromTheLoaderAndFromDisk() async throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryFolder.make("cli")
+        defer { TemporaryFolder.remove(dir) }
         let out = dir.appendingPathComponent("thumb.png")
         let args = ["fetch", Fixtures.directory.appendingPathComponent("jpeg-orientation6.jpg").path, "--thumbnail", "24x24",
                     "-o", out.path, "--cache-dir", dir.appendingPathComponent("cache").path]
@@ -58,8 +56,8 @@ struct FetchCommandTests {
     }
 
     @Test func appliesTransformStepsInOrderAndUprightsTheOutput() async throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryFolder.make("cli")
+        defer { TemporaryFolder.remove(dir) }
         let out = dir.appendingPathComponent("out.img")
         let result = try await CLIRunner.run([
             "fetch", Fixtures.directory.appendingPathComponent("png-rgba.png").path,
@@ -72,49 +70,43 @@ struct FetchCommandTests {
     }
 
     @Test func noCacheNeitherReadsNorWrites() async throws {
-        let origin = try await TestOrigin.start()
-        defer { origin.stop() }
-        origin.route("/a.png", .fixture("png-rgb.png"))
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        for _ in 0..<2 {
-            let result = try await CLIRunner.run(["fetch", origin.url("/a.png").absoluteString, "--no-cache", "--cache-dir", dir.path])
-            #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains(#""cacheType":"none""#))
+        try await withOriginAndFolder { origin, dir in
+            origin.route("/a.png", .fixture("png-rgb.png"))
+            for _ in 0..<2 {
+                let result = try await CLIRunner.run(["fetch", origin.url("/a.png").absoluteString, "--no-cache", "--cache-dir", dir.path])
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stdout.contains(#""cacheType":"none""#))
+            }
+            #expect(origin.requestCount("/a.png") == 2)
+            #expect(DiskCache(directory: dir).totalCount == 0)
         }
-        #expect(origin.requestCount("/a.png") == 2)
-        #expect(DiskCache(directory: dir).totalCount == 0)
     }
 
     @Test func aMissingImageIsOneErrorLine() async throws {
-        let origin = try await TestOrigin.start()
-        defer { origin.stop() }
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try await CLIRunner.run(["fetch", origin.url("/nope.jpg").absoluteString, "--cache-dir", dir.path])
-        #expect(result.status == 1)
-        #expect(result.stdout.isEmpty)
-        let lines = result.stderr.split(separator: "\n")
-        #expect(lines.count == 1)
-        #expect(lines.first?.hasPrefix("error: ") == true)
-        #expect(result.stderr.contains("HTTP 404"))
+        try await withOriginAndFolder { origin, dir in
+            let result = try await CLIRunner.run(["fetch", origin.url("/nope.jpg").absoluteString, "--cache-dir", dir.path])
+            #expect(result.status == 1)
+            #expect(result.stdout.isEmpty)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1)
+            #expect(lines.first?.hasPrefix("error: ") == true)
+            #expect(result.stderr.contains("HTTP 404"))
+        }
     }
 
     @Test("--cacert trusts a CA for https: the TLS origin's image arrives with it, and without it the error names the TLS failure")
     func trustsACertificateAuthority() async throws {
-        let origin = try await TestOrigin.start(tls: SelfSignedCertificate.serverContext())
-        defer { origin.stop() }
-        origin.route("/t.png", .fixture("png-rgb.png"))
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let args = ["fetch", origin.url("/t.png").absoluteString, "--cache-dir", dir.path]
-        let untrusted = try await CLIRunner.run(args)
-        #expect(untrusted.status == 1)
-        #expect(untrusted.stderr.contains("TLS failed"), "\(untrusted.stderr)")
-        let trusted = try await CLIRunner.run(args + ["--cacert", try SelfSignedCertificate.certificatePath()])
-        #expect(trusted.status == 0, "\(trusted.stderr)")
-        #expect(trusted.stdout.hasPrefix(#"{"format":"png","width":"#))
-        #expect(origin.requestCount("/t.png") == 1)
+        try await withOriginAndFolder(tls: try SelfSignedCertificate.serverContext()) { origin, dir in
+            origin.route("/t.png", .fixture("png-rgb.png"))
+            let args = ["fetch", origin.url("/t.png").absoluteString, "--cache-dir", dir.path]
+            let untrusted = try await CLIRunner.run(args)
+            #expect(untrusted.status == 1)
+            #expect(untrusted.stderr.contains("TLS failed"), "\(untrusted.stderr)")
+            let trusted = try await CLIRunner.run(args + ["--cacert", try SelfSignedCertificate.certificatePath()])
+            #expect(trusted.status == 0, "\(trusted.stderr)")
+            #expect(trusted.stdout.hasPrefix(#"{"format":"png","width":"#))
+            #expect(origin.requestCount("/t.png") == 1)
+        }
     }
 
     @Test("bad arguments are usage errors (exit 64)", arguments: [

@@ -10,57 +10,53 @@ struct ServeCommandTests {
 
     @Test("SIGTERM with --drain-grace 0: the request in flight finishes with 200, then the process exits 0")
     func drainsOnSIGTERM() async throws {
-        let origin = try await TestOrigin.start()
-        defer { origin.stop() }
-        origin.route("/slow.jpg", .delayed(2, .fixture("jpeg-baseline.jpg")))
-        let directory = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let log = directory.appendingPathComponent("serve.log")
-        let (process, port, _) = try await startServe(
-            ["--allow-unsafe", "--allow-loopback-sources", "--access-log", "--cache-dir", directory.path, "--drain-grace", "0"],
-            environment: ["LOG_LEVEL": "info"], log: log)
-        defer { if process.isRunning { process.terminate() } }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let inFlight = Task {
-            let response = try await client.execute(
-                HTTPClientRequest(url: "http://127.0.0.1:\(port)/unsafe/10x0/127.0.0.1:\(origin.port)/slow.jpg"), timeout: Self.answerTimeout)
-            return Int(response.status.code)
+        try await withOriginAndFolder { origin, directory in
+            origin.route("/slow.jpg", .delayed(2, .fixture("jpeg-baseline.jpg")))
+            let log = directory.appendingPathComponent("serve.log")
+            let (process, port, _) = try await startServe(
+                ["--allow-unsafe", "--allow-loopback-sources", "--access-log", "--cache-dir", directory.path, "--drain-grace", "0"],
+                environment: ["LOG_LEVEL": "info"], log: log)
+            defer { if process.isRunning { process.terminate() } }
+            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            let inFlight = Task {
+                let response = try await client.execute(
+                    HTTPClientRequest(url: "http://127.0.0.1:\(port)/unsafe/10x0/127.0.0.1:\(origin.port)/slow.jpg"), timeout: Self.answerTimeout)
+                return Int(response.status.code)
+            }
+            // Asked once the origin has the request, whenever this task gets a thread again: a check
+            // for "in flight right now" missed the whole 1.5 s under ThreadSanitizer (the suite's tasks
+            // wait that long for the pool there), and the answer was long done.
+            #expect(await eventually { origin.requestCount("/slow.jpg") == 1 })
+            kill(process.processIdentifier, SIGTERM)
+            let status = try await inFlight.value
+            #expect(await eventually { !process.isRunning })
+            #expect(status == 200, "the server's log: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+            try await client.shutdown()
         }
-        // Asked once the origin has the request, whenever this task gets a thread again: a check
-        // for "in flight right now" missed the whole 1.5 s under ThreadSanitizer (the suite's tasks
-        // wait that long for the pool there), and the answer was long done.
-        #expect(await eventually { origin.requestCount("/slow.jpg") == 1 })
-        kill(process.processIdentifier, SIGTERM)
-        let status = try await inFlight.value
-        #expect(await eventually { !process.isRunning })
-        #expect(status == 200, "the server's log: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-        try await client.shutdown()
     }
 
     @Test("limit and cache flags reach the server: printed at start (secrets redacted), and the answers follow them")
     func flagsReachTheServer() async throws {
-        let origin = try await TestOrigin.start()
-        defer { origin.stop() }
-        origin.route("/a.jpg", .fixture("jpeg-baseline.jpg"))
-        let directory = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let (process, port, settings) = try await startServe(
-            ["--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path, "--result-max-age", "60",
-             "--max-output-pixels", "1000", "--max-redirects", "1", "--source-timeout", "30", "--max-cache-size", "2GB"],
-            environment: ["WEBIMAGE_PURGE_TOKEN": "s3cret-token"])
-        defer { process.terminate() }
-        #expect(settings.contains("output 1000 px") && settings.contains("1 redirects") && settings.contains("source timeout 30.0 s"))
-        #expect(settings.contains("max-age 60 s") && !settings.contains("s3cret-token"), "\(settings)")
-        // --max-cache-size takes the other commands' sizes (2GB = 2,000,000,000 bytes, as `du --si`).
-        #expect(settings.contains("2000000000 bytes per tier"), "\(settings)")
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let base = "http://127.0.0.1:\(port)/unsafe"
-        let small = try await client.execute(HTTPClientRequest(url: "\(base)/20x0/127.0.0.1:\(origin.port)/a.jpg"), timeout: Self.answerTimeout)
-        #expect(small.status.code == 200 && small.headers.first(name: "cache-control") == "public, max-age=60")
-        let large = try await client.execute(HTTPClientRequest(url: "\(base)/40x0/127.0.0.1:\(origin.port)/a.jpg"), timeout: Self.answerTimeout)
-        #expect(large.status.code == 413, "40x27 is over 1,000 output pixels")
-        try await client.shutdown()
+        try await withOriginAndFolder { origin, directory in
+            origin.route("/a.jpg", .fixture("jpeg-baseline.jpg"))
+            let (process, port, settings) = try await startServe(
+                ["--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path, "--result-max-age", "60",
+                 "--max-output-pixels", "1000", "--max-redirects", "1", "--source-timeout", "30", "--max-cache-size", "2GB"],
+                environment: ["WEBIMAGE_PURGE_TOKEN": "s3cret-token"])
+            defer { process.terminate() }
+            #expect(settings.contains("output 1000 px") && settings.contains("1 redirects") && settings.contains("source timeout 30.0 s"))
+            #expect(settings.contains("max-age 60 s") && !settings.contains("s3cret-token"), "\(settings)")
+            // --max-cache-size takes the other commands' sizes (2GB = 2,000,000,000 bytes, as `du --si`).
+            #expect(settings.contains("2000000000 bytes per tier"), "\(settings)")
+            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            let base = "http://127.0.0.1:\(port)/unsafe"
+            let small = try await client.execute(HTTPClientRequest(url: "\(base)/20x0/127.0.0.1:\(origin.port)/a.jpg"), timeout: Self.answerTimeout)
+            #expect(small.status.code == 200 && small.headers.first(name: "cache-control") == "public, max-age=60")
+            let large = try await client.execute(HTTPClientRequest(url: "\(base)/40x0/127.0.0.1:\(origin.port)/a.jpg"), timeout: Self.answerTimeout)
+            #expect(large.status.code == 413, "40x27 is over 1,000 output pixels")
+            try await client.shutdown()
+        }
     }
 
     @Test("--cacert trusts a CA for https sources: a TLS origin's image is served with it, and refused without it")
@@ -70,8 +66,8 @@ struct ServeCommandTests {
         origin.route("/t.png", .fixture("png-rgb.png"))
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         for trusted in [false, true] {
-            let directory = try CLIRunner.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
+            let directory = try TemporaryFolder.make("cli")
+            defer { TemporaryFolder.remove(directory) }
             let ca = trusted ? ["--cacert", try SelfSignedCertificate.certificatePath()] : []
             let (process, port, settings) = try await startServe(
                 ["--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path] + ca)

@@ -44,19 +44,17 @@ struct ShowCommandTests {
 
     @Test("loads over HTTP into the cache; a second show is a cache hit")
     func cachesOverHTTP() async throws {
-        let origin = try await TestOrigin.start()
-        defer { origin.stop() }
-        origin.route("/pic.png", .fixture("png-rgba.png"))
-        let cacheDirectory = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: cacheDirectory) }
-        for _ in 0..<2 {
-            let result = try await CLIRunner.run([
-                "show", origin.url("/pic.png").absoluteString, "--cache-dir", cacheDirectory.path, "--columns", "10", "--rows", "5",
-            ])
-            #expect(result.status == 0, "\(result.stderr)")
-            #expect(drawings(result.stdout).last?.isEmpty == false)
+        try await withOriginAndFolder { origin, cacheDirectory in
+            origin.route("/pic.png", .fixture("png-rgba.png"))
+            for _ in 0..<2 {
+                let result = try await CLIRunner.run([
+                    "show", origin.url("/pic.png").absoluteString, "--cache-dir", cacheDirectory.path, "--columns", "10", "--rows", "5",
+                ])
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(drawings(result.stdout).last?.isEmpty == false)
+            }
+            #expect(origin.requestCount("/pic.png") == 1)
         }
-        #expect(origin.requestCount("/pic.png") == 1)
     }
 
     @Test("a missing file is one error line and exit 1")

@@ -14,11 +14,10 @@ struct TemporaryCacheDirectory: ~Copyable {
     var path: String { url.path }
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-disk-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        url = try TemporaryFolder.make("disk")
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit { TemporaryFolder.remove(url) }
 
     /// Names in the directory (not the `.meta` folder's contents).
     func names() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] }

@@ -19,7 +19,7 @@ struct DeployFilesTests {
         let grace = try #require(unit.firstMatch(of: /--drain-grace (\d+)/).flatMap { Int($0.1) })
         let stop = try #require(unit.firstMatch(of: /TimeoutStopSec=(\d+)/).flatMap { Int($0.1) })
         #expect(stop > grace + 30)
-        let directory = try CLIRunner.temporaryDirectory()
+        let directory = try TemporaryFolder.make("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let copy = directory.appendingPathComponent("webimage.service")
         try unit.replacingOccurrences(of: "/usr/local/bin/webimage", with: "/bin/true").write(to: copy, atomically: true, encoding: .utf8)

@@ -54,7 +54,7 @@ struct NginxConfigTests {
     @Test("under nginx: /metrics and /purge never reach an instance, other methods are refused, health and images do",
           .enabled(if: NginxRunner.isAvailable))
     func nginxKeepsAdminRoutesOff() async throws {
-        let directory = try CLIRunner.temporaryDirectory()
+        let directory = try TemporaryFolder.make("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let runner = NginxRunner(directory: directory)
         let instance = try NginxRunner.freePort(), port = try NginxRunner.freePort()
@@ -83,7 +83,7 @@ struct NginxConfigTests {
     @Test("under nginx: a request that kills instances is tried on two at most; a dead instance's requests go to the next",
           .enabled(if: NginxRunner.isAvailable))
     func nginxRetryBudget() async throws {
-        let directory = try CLIRunner.temporaryDirectory()
+        let directory = try TemporaryFolder.make("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let runner = NginxRunner(directory: directory)
         // "Killed" instances: nginx's 444 closes the connection without an answer, as a crash would.
@@ -159,7 +159,7 @@ struct NginxConfigTests {
 
     @Test("nginx -t accepts the generated site, with and without the edge cache", .enabled(if: NginxRunner.isAvailable))
     func nginxAccepts() async throws {
-        let directory = try CLIRunner.temporaryDirectory()
+        let directory = try TemporaryFolder.make("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let runner = NginxRunner(directory: directory)
         for edge in [nil, directory.appendingPathComponent("edge").path] {
@@ -173,7 +173,7 @@ struct NginxConfigTests {
     @Test("nginx's own PCRE cuts out the key the parser's source gives, for the spec paths and 1,500 generated ones",
           .enabled(if: NginxRunner.isAvailable))
     func nginxAgreesWithTheParser() async throws {
-        let directory = try CLIRunner.temporaryDirectory()
+        let directory = try TemporaryFolder.make("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let runner = NginxRunner(directory: directory)
         let port = try NginxRunner.freePort()

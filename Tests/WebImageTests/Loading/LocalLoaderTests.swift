@@ -28,7 +28,7 @@ struct LocalLoaderTests {
     @Test("only regular files are read: a FIFO fails at once instead of blocking, a device instead of reading forever",
           .timeLimit(.minutes(1)))
     func regularFilesOnly() async throws {
-        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-fifo-\(UUID().uuidString).png")
+        let fifo = TemporaryFolder.url("fifo.png")
         #expect(mkfifo(fifo.path, 0o600) == 0)
         defer { try? FileManager.default.removeItem(at: fifo) }
         for url in [fifo, URL(fileURLWithPath: "/dev/zero")] {
@@ -59,7 +59,7 @@ struct LocalLoaderTests {
             #expect(loaders.canRequestImage(for: URL(string: "data:image/png;base64,AAAA")!))
             #expect(loaders.canRequestImage(for: URL(string: "https://example.com/a.png")!))
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-optin-\(UUID().uuidString)")
+        let directory = TemporaryFolder.url("optin")
         defer { try? FileManager.default.removeItem(at: directory) }
         let manager = ImageManager(cache: ImageCache(directory: directory), loader: ImageLoadersManager())
         await #expect(throws: WebImageError.invalidURL(file.absoluteString)) { try await manager.loadImage(with: file) }
@@ -79,7 +79,7 @@ struct LocalLoaderTests {
 
     @Test("a file that is not an image gives 1001")
     func notAnImage() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-not-image-\(UUID()).jpg")
+        let path = TemporaryFolder.url("not-image.jpg")
         try Data("hello".utf8).write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
         do {

@@ -6,7 +6,7 @@ import Testing
 struct ImageManagerCacheTests {
     @Test("the cache key: absolute string, key filter, thumbnail then transformer before the extension")
     func cacheKeys() throws {
-        let manager = ImageManager(cache: ImageCache(directory: FileManager.default.temporaryDirectory), loader: FileLoader())
+        let manager = ImageManager(cache: ImageCache(directory: TemporaryFolder.url("keys")), loader: FileLoader())
         let url = try #require(URL(string: "https://example.com/a/b.png?x=1"))
         #expect(manager.cacheKey(for: url) == "https://example.com/a/b.png?x=1")
         let filtered = WebImageContext(cacheKeyFilter: { $0.absoluteString.replacingOccurrences(of: "?x=1", with: "") })

@@ -9,7 +9,7 @@ func withManager(
     _ body: (TestOrigin, ImageManager, ImageCache) async throws -> Void
 ) async throws {
     try await withOrigin(over: carrier) { origin, downloader in
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-mgr-http-\(UUID().uuidString)")
+        let directory = TemporaryFolder.url("mgr-http")
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = ImageCache(directory: directory, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 256 << 20)))
         let manager = ImageManager(cache: cache, loader: ImageLoadersManager(loaders: [FileLoader(), DataURLLoader(), downloader]))
@@ -22,7 +22,7 @@ struct ImageManagerHTTPTests {
     @Test("1,000 concurrent loads of one uncached URL: one loader call, one request, every caller gets the image", arguments: DownloaderConfig.Transport.carriers)
     func coalescing(_ carrier: DownloaderConfig.Transport) async throws {
         try await withOrigin(over: carrier) { origin, downloader in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-mgr-http-\(UUID().uuidString)")
+            let directory = TemporaryFolder.url("mgr-http")
             defer { try? FileManager.default.removeItem(at: directory) }
             let cache = ImageCache(directory: directory, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 256 << 20)))
             let loader = CountingLoader(downloader)

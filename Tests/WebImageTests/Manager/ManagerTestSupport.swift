@@ -35,8 +35,7 @@ final class ManagerFixture: Sendable {
     let manager: ImageManager
 
     init(loader: any ImageLoader) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-manager-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryFolder.make("manager")
         cache = ImageCache(directory: directory.appendingPathComponent("cache"),
                            config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 256 << 20)))
         manager = ImageManager(cache: cache, loader: loader)
@@ -49,7 +48,7 @@ final class ManagerFixture: Sendable {
         return url
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
+    deinit { TemporaryFolder.remove(directory) }
 }
 
 /// Records a callback-form load's answers.

@@ -13,7 +13,7 @@ private func withChapter(
     var config = DownloaderConfig()
     config.transport = transport
     let downloader = ImageDownloader(config: config)
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-collection-\(UUID().uuidString)")
+    let directory = TemporaryFolder.url("collection")
     var cacheConfig = ImageCacheConfig()
     cacheConfig.disk = DiskCacheConfig(maxDiskSize: limit)
     let cache = ImageCache(directory: directory, config: cacheConfig)

@@ -97,7 +97,7 @@ struct ImageWorkQueueTests {
 
     @Test("an image stored without bytes is encoded before its write is queued: a slow encode holds up no disk read")
     func encodeOutsideTheDiskQueue() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-encode-\(UUID().uuidString)")
+        let directory = TemporaryFolder.url("encode")
         defer { try? FileManager.default.removeItem(at: directory) }
         let gate = DispatchSemaphore(value: 0)
         let entered = Flag()
@@ -126,7 +126,7 @@ struct ImageWorkQueueTests {
 
     @Test("waitForPendingDiskWork returns once a write still encoding has landed")
     func waitForPendingDiskWork() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-pending-\(UUID().uuidString)")
+        let directory = TemporaryFolder.url("pending")
         defer { try? FileManager.default.removeItem(at: directory) }
         let gate = DispatchSemaphore(value: 0)
         let entered = Flag()
@@ -147,7 +147,7 @@ struct ImageWorkQueueTests {
 
     @Test("writes land in the order asked for although encodes finish later: a later store or a clear wins")
     func writeOrder() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-order-\(UUID().uuidString)")
+        let directory = TemporaryFolder.url("order")
         defer { try? FileManager.default.removeItem(at: directory) }
         let gate = DispatchSemaphore(value: 0)
         let entered = Flag()

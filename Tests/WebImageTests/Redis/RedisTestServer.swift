@@ -31,8 +31,7 @@ final class RedisTestServer: Sendable {
         } else {
             clientTLS = nil
         }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-redis-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryFolder.make("redis")
         // A port free a moment ago can be taken before redis binds it (the suite runs in parallel): try another.
         for attempt in 1...5 {
             chosenPort.withLock { $0 = Self.freePort() }
@@ -41,6 +40,9 @@ final class RedisTestServer: Sendable {
                 return
             } catch RedisTestServerError.exited(let log) where log.contains("Address already in use") && attempt < 5 {
                 continue
+            } catch {
+                removeDirectory()
+                throw error
             }
         }
     }

@@ -183,7 +183,7 @@ struct FaultMatrixTests {
         config.cookieJar = CookieJar()
         row.configure(&config)
         let downloader = ImageDownloader(config: config)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-faults-\(UUID().uuidString)")
+        let directory = TemporaryFolder.url("faults")
         let cache = ImageCache(directory: directory, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 64 << 20)))
         let manager = ImageManager(cache: cache, loader: ImageLoadersManager(loaders: [FileLoader(), DataURLLoader(), downloader]))
         var failure: (any Error)?

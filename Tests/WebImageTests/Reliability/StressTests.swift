@@ -46,7 +46,7 @@ struct StressTests {
         config.cookieJar = CookieJar()
         config.downloadTimeout = 30  // a CPU-starved suite must not turn into timeouts
         let downloader = ImageDownloader(config: config)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-stress-\(UUID().uuidString)")
+        let directory = TemporaryFolder.url("stress")
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = ImageCache(directory: directory, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: Self.costLimit)))
         let manager = ImageManager(cache: cache, loader: ImageLoadersManager(loaders: [FileLoader(), DataURLLoader(), downloader]))

@@ -129,7 +129,7 @@ struct ConnectionLimitsTests {
 
     @Test("webimage serve: the admin listener is on by default beside --port, says where, and off with --admin-port off")
     func serveAdminListener() async throws {
-        let directory = try CLIRunner.temporaryDirectory()
+        let directory = try TemporaryFolder.make("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         for off in [false, true] {
             let process = Process()
@@ -172,7 +172,7 @@ struct ConnectionLimitsTests {
 private func withGuardedServer(
     _ limits: ConnectionLimits, purgeToken: String? = nil, _ body: (_ port: Int, _ adminPort: Int?) async throws -> Void
 ) async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-limits-\(UUID().uuidString)")
+    let directory = TemporaryFolder.url("limits")
     var configuration = ImageServerConfiguration()
     configuration.allowUnsafe = true
     configuration.cacheDirectory = directory

@@ -55,13 +55,6 @@ enum CLIRunner {
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
         try await onOwnThread { try run(arguments, environment: environment) }
     }
-
-    /// A fresh temporary directory, removed by the caller.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
 }
 
 /// A pipe read to its end on a thread of its own.

@@ -56,7 +56,7 @@ func withImageServer(
     _ body: (ServerHarness) async throws -> Void
 ) async throws {
     let origin = try await TestOrigin.start()
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-server-\(UUID().uuidString)")
+    let directory = TemporaryFolder.url("server")
     var configuration = ImageServerConfiguration()
     configuration.allowUnsafe = true
     configuration.allowLoopbackSources = true

@@ -1,7 +1,7 @@
 /// Which resolved addresses a source may be fetched from: globally reachable unicast only. Refused:
 /// every row of IANA's IPv4 and IPv6 special-purpose registries that is not globally reachable
-/// (``SpecialPurposeAddresses``), IPv6 outside global unicast 2000::/3, the cloud platforms' internal
-/// addresses (``CloudInternalAddresses``), and loopback unless allowed. IPv6 forms that route to an
+/// (`SpecialPurposeAddresses`), IPv6 outside global unicast 2000::/3, the cloud platforms' internal
+/// addresses (`CloudInternalAddresses`), and loopback unless allowed. IPv6 forms that route to an
 /// IPv4 address — IPv4-mapped, NAT64 `64:ff9b::/96`, 6to4 — are judged as that IPv4 address; the
 /// other forms that carry one (SIIT, IPv4-compatible, local-use NAT64, Teredo) are refused outright.
 public struct AddressPolicy: Sendable, Hashable {

@@ -14,7 +14,7 @@ struct ResponseBodyTests {
     }
 
     private static func folder() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("webimage-spill-\(UUID().uuidString)", isDirectory: true)
+        TemporaryFolder.url("spill")
     }
 
     @Test("past the threshold the body moves to an unlinked file and comes back whole, byte for byte")

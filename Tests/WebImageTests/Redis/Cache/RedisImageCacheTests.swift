@@ -120,7 +120,7 @@ struct RedisImageCacheTests {
     func throughCachesManager() async throws {
         try await withCache { shared, _ in
             let directories = (0..<2).map { _ in
-                FileManager.default.temporaryDirectory.appendingPathComponent("webimage-redis-app-\(UUID().uuidString)")
+                TemporaryFolder.url("redis-app")
             }
             defer { directories.forEach { try? FileManager.default.removeItem(at: $0) } }
             func app(_ directory: URL) -> (ImageCachesManager, ImageCache) {

@@ -67,7 +67,7 @@ struct RedisResultCacheTests {
             let client = try makeRedisClient(server)
             defer { Task { await client.shutdown() } }
             let directories = (0..<2).map { _ in
-                FileManager.default.temporaryDirectory.appendingPathComponent("webimage-redis-results-\(UUID().uuidString)")
+                TemporaryFolder.url("redis-results")
             }
             defer { directories.forEach { try? FileManager.default.removeItem(at: $0) } }
             let shared = RedisResultCache(client: client)

@@ -26,11 +26,10 @@ enum SelfSignedCertificate {
         try pemFiles.get()
     }
 
-    /// Key and certificate paths in a temporary directory. An EC key: generating it takes
-    /// milliseconds where RSA takes a noticeable fraction of a second.
+    /// Key and certificate paths in a ``TemporaryFolder`` (gone when the process exits). An EC
+    /// key: generating it takes milliseconds where RSA takes a noticeable fraction of a second.
     private static let pemFiles: Result<(key: String, certificate: String), any Error> = Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TemporaryFolder.make("tls")
         let key = directory.appendingPathComponent("key.pem").path
         let certificate = directory.appendingPathComponent("cert.pem").path
         let openssl = Process()

@@ -38,6 +38,8 @@ let package = Package(
         // System codecs. `scripts/bootstrap` installs the apt providers listed here.
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        // libdeflate inflates a whole PNG's image data at once for the common non-interlaced case.
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // AVIF through Debian's libavif 0.11 (dav1d/libgav1 decode, aom/rav1e/SVT encode).
@@ -51,12 +53,16 @@ let package = Package(
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         // The server's DNS: c-ares gives lookups a timeout without a thread each, and TTLs.
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
-        // The only hand-written C: setjmp traps so libjpeg/libpng errors never longjmp across Swift.
-        .target(name: "CWebImageShims", dependencies: ["CJPEG", "CPNG"]),
+        // Hand-written C: setjmp traps so libjpeg/libpng errors never longjmp across Swift, and the
+        // PNG fast path's row unfiltering (libdeflate inflates, errors come back as codes).
+        .target(name: "CWebImageShims", dependencies: ["CJPEG", "CPNG", "CDeflate"]),
+        // The resampler's filter loops: C so one source builds for each x86-64 vector width
+        // (chosen at run time), the same float operations on all of them.
+        .target(name: "CWebImageResampling"),
         .target(
             name: "WebImage",
             dependencies: [
-                "CWebImageShims", "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CJXL", "CCodecLibraries", "CLCMS2",
+                "CWebImageShims", "CWebImageResampling", "CJPEG", "CPNG", "CDeflate", "CGIF", "CWebP", "CAVIF", "CHEIF", "CJXL", "CCodecLibraries", "CLCMS2",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

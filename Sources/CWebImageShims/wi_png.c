@@ -23,6 +23,7 @@ struct wi_png_decoder {
     size_t rowbytes;
     uint32_t rows_done;
     int pass;
+    wi_png_layout layout;  // the source's own layout, before libpng's transforms
 };
 
 static void wi_png_error_fn(png_structp png, png_const_charp msg) {
@@ -35,6 +36,36 @@ static void wi_png_error_fn(png_structp png, png_const_charp msg) {
 static void wi_png_warning_fn(png_structp png, png_const_charp msg) {
     (void)png;
     (void)msg;  // ancillary-chunk problems: libpng recovers, and so do we
+}
+
+/// What the fast path needs to reproduce the transforms below: palette with tRNS alpha, colour key.
+static void wi_png_capture_layout(png_structp png, png_infop info, wi_png_decoder *dec) {
+    wi_png_layout *l = &dec->layout;
+    l->width = dec->width;
+    l->height = dec->height;
+    l->color_type = dec->color_type;
+    l->bit_depth = dec->bit_depth;
+    png_bytep trans_alpha = NULL;
+    int num_trans = 0;
+    png_color_16p trans_color = NULL;
+    int trns = png_get_tRNS(png, info, &trans_alpha, &num_trans, &trans_color) != 0;
+    if (dec->color_type == PNG_COLOR_TYPE_PALETTE) {
+        png_colorp palette = NULL;
+        int num_palette = 0;
+        if (!png_get_PLTE(png, info, &palette, &num_palette)) num_palette = 0;
+        for (int i = 0; i < 256; i++) {
+            int in = i < num_palette && palette;
+            l->palette[i * 4] = in ? palette[i].red : 0;
+            l->palette[i * 4 + 1] = in ? palette[i].green : 0;
+            l->palette[i * 4 + 2] = in ? palette[i].blue : 0;
+            l->palette[i * 4 + 3] = trns && trans_alpha && i < num_trans ? trans_alpha[i] : 0xFF;
+        }
+    } else if (trns && trans_color) {
+        l->has_key = 1;
+        l->key[0] = dec->color_type == PNG_COLOR_TYPE_RGB ? trans_color->red : trans_color->gray;
+        l->key[1] = trans_color->green;
+        l->key[2] = trans_color->blue;
+    }
 }
 
 static void wi_png_info_fn(png_structp png, png_infop info) {
@@ -55,6 +86,7 @@ static void wi_png_info_fn(png_structp png, png_infop info) {
                  (unsigned)w, (unsigned)h, (unsigned long long)dec->max_pixels);
         png_error(png, dec->message);
     }
+    wi_png_capture_layout(png, info, dec);
     if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
     if (trns) png_set_tRNS_to_alpha(png);
@@ -79,9 +111,25 @@ static void wi_png_row_fn(png_structp png, png_bytep new_row, png_uint_32 row, i
     dec->rows_done = row + 1;
 }
 
+/// Whether the last row of the last pass reached the buffer. libpng only warns when the image
+/// data ends early and leaves the missing rows unwritten: that is an error here, not stale memory.
+static int wi_png_all_rows_delivered(const wi_png_decoder *dec) {
+    if (!dec->interlaced) return dec->rows_done == dec->height;
+    for (int pass = 6; pass >= 0; pass--) {
+        png_uint_32 rows = PNG_PASS_ROWS(dec->height, pass), cols = PNG_PASS_COLS(dec->width, pass);
+        if (rows == 0 || cols == 0) continue;
+        return dec->pass == pass && dec->rows_done == PNG_ROW_FROM_PASS_ROW(rows - 1, pass) + 1;
+    }
+    return 1;
+}
+
 static void wi_png_end_fn(png_structp png, png_infop info) {
     (void)info;
     wi_png_decoder *dec = png_get_progressive_ptr(png);
+    if (dec->pixels && !wi_png_all_rows_delivered(dec)) {
+        snprintf(dec->message, sizeof dec->message, "image data ends before the last row");
+        png_error(png, dec->message);
+    }
     dec->complete = 1;
 }
 
@@ -151,6 +199,7 @@ int wi_png_decoder_feed(wi_png_decoder *dec, const uint8_t *data, size_t size) {
 }
 
 const char *wi_png_error(const wi_png_decoder *dec) { return dec->message; }
+const wi_png_layout *wi_png_source_layout(const wi_png_decoder *dec) { return dec->header_ready ? &dec->layout : NULL; }
 int wi_png_header_ready(const wi_png_decoder *dec) { return dec->header_ready; }
 int wi_png_too_large(const wi_png_decoder *dec) { return dec->too_large; }
 uint32_t wi_png_width(const wi_png_decoder *dec) { return dec->width; }

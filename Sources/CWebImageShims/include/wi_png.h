@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wi_png_rows.h"
+
 typedef struct wi_png_decoder wi_png_decoder;
 
 enum {
@@ -28,6 +30,9 @@ int wi_png_decoder_set_buffer(wi_png_decoder *dec, uint8_t *buffer);
 /// Forgets a caller's buffer; the decoder cannot continue afterwards.
 void wi_png_decoder_detach_buffer(wi_png_decoder *dec);
 const char *wi_png_error(const wi_png_decoder *dec);
+/// The source's layout (colour type, depth, palette and tRNS as libpng read them), for
+/// wi_png_rows_decode; NULL before the header.
+const wi_png_layout *wi_png_source_layout(const wi_png_decoder *dec);
 
 int wi_png_header_ready(const wi_png_decoder *dec);
 /// The header declared more than max_pixels pixels (width and height are set).

@@ -18,4 +18,10 @@ extension Bitmap {
         let k = 255 / p.w
         return SIMD4(clampToByte(p.x * k), clampToByte(p.y * k), clampToByte(p.z * k), alpha)
     }
+
+    /// A float in 0...255 rounded to a byte, clamped.
+    @inline(__always)
+    static func clampToByte(_ value: Float) -> UInt8 {
+        UInt8(max(0, min(255, value + 0.5)))
+    }
 }

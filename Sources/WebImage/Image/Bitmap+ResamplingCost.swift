@@ -1,8 +1,9 @@
 extension Bitmap {
     /// The most bytes ``resampled(to:)`` allocates to scale a `source`-sized bitmap to
     /// `destination`, the result included: the box-shrunk intermediate of a big reduction, the
-    /// filter taps, the ring of filtered rows and the output. 0 when the sizes are equal (no
-    /// work). Mirrors `Bitmap+Resampling.swift`; change both together.
+    /// filter taps, and per band of rows made at once its ring of filtered rows and a block of
+    /// source rows; and the output. 0 when the sizes are equal (no work). Mirrors `Bitmap+Resampling.swift`
+    /// and `wi_resample.c`; change them together.
     public static func resamplingCost(from source: PixelSize, to destination: PixelSize) -> Int {
         guard source != destination, !source.isEmpty, !destination.isEmpty else { return 0 }
         var total = Cost.rgba(destination)
@@ -16,11 +17,16 @@ extension Bitmap {
         }
         let strideX = tapStride(source: filtered.width, destination: destination.width)
         let strideY = tapStride(source: filtered.height, destination: destination.height)
-        // Taps: starts and counts (Int) and weights (Float) per destination index, both axes.
+        // Taps: starts and counts and weights (Float) per destination index, both axes.
         let taps = Cost.sum(Cost.product(destination.width, 16 + strideX * 4), Cost.product(destination.height, 16 + strideY * 4))
-        // Ring rows, one premultiplied source row and the accumulator, all SIMD4<Float>.
-        let rows = Cost.product(Cost.sum(Cost.product(strideY, destination.width), filtered.width, destination.width), 16)
-        return Cost.sum(total, taps, rows, 4096)
+        // Per band: ring rows (the widest window and three more, padded to groups of four pixels,
+        // and one to discard into), four premultiplied source rows side by side, all RGBA floats,
+        // and a pointer and a flag per ring row.
+        let ringRows = strideY + 4
+        let band = Cost.sum(Cost.product(ringRows, (destination.width + 3) / 4 * 4, 16),
+                            Cost.product(Cost.sum(filtered.width, strideX), 64), Cost.product(ringRows, 9), 256)
+        let bandsAtOnce = min(resamplingBands(destination), ImageWorkQueue.defaultWidth)
+        return Cost.sum(total, taps, Cost.product(band, bandsAtOnce), 4096)
     }
 
     /// Filter taps per output pixel on one axis (`FilterTaps.stride`).

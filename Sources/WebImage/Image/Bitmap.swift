@@ -49,13 +49,21 @@ public struct Bitmap: Sendable, Hashable {
 
     /// Whether any pixel is not fully opaque (a scan; decoders record what the file declares).
     public var containsTransparency: Bool {
-        pixels.withUnsafeBufferPointer { p in
-            var i = 3
-            while i < p.count {
-                if p[i] != 255 { return true }
-                i += 4
+        pixels.withUnsafeBufferPointer { bytes in
+            // The AND of a run of pixels (a loop that vectorises) keeps 255 in its alpha byte only
+            // if every pixel does; runs keep the early exit for an image transparent near the top.
+            bytes.withMemoryRebound(to: UInt32.self) { words in
+                let alpha = UInt32(littleEndian: 0xFF00_0000)
+                var start = 0
+                while start < words.count {
+                    let end = min(words.count, start + 4096)
+                    var all = UInt32.max
+                    for i in start..<end { all &= words[i] }
+                    if all & alpha != alpha { return true }
+                    start = end
+                }
+                return false
             }
-            return false
         }
     }
 }

@@ -42,6 +42,46 @@ struct BitmapResamplingTests {
         }
     }
 
+    @Test func bandsMadeInParallelGiveTheSameBytesAsOneBand() async throws {
+        let card = Fixtures.testCard(width: 1200, height: 900, alpha: true)
+        let region = ResamplingRegion(x: 10.25, y: 3.5, width: 1100.5, height: 850)
+        try await onOwnThread {
+            for size in [PixelSize(width: 1300, height: 1000), PixelSize(width: 503, height: 397), PixelSize(width: 97, height: 41)] {
+                let one = card.resampled(from: region, to: size, bands: 1)
+                for bands in [2, 3, 8] {
+                    #expect(card.resampled(from: region, to: size, bands: bands) == one, "\(size), \(bands) bands")
+                }
+            }
+        }
+    }
+
+    @Test func aLargeOutputIsMadeInBandsWhenThereAreCoresForThem() {
+        #expect((Bitmap.resamplingBands(PixelSize(width: 1920, height: 1440)) > 1) == (ImageWorkQueue.defaultWidth > 1))
+        #expect(Bitmap.resamplingBands(PixelSize(width: 512, height: 320)) == 1)
+    }
+
+    @Test(arguments: [false, true])
+    func aPhotoStaysWithinRoundingOfTheFilterInDoublePrecision(alpha: Bool) async throws {
+        var photo = try ImageCodersManager.shared.decode(try Fixtures.data("detection-astronaut-200.jpg")).bitmap
+        if alpha {
+            for y in 0..<photo.height {
+                for x in 0..<photo.width { photo.pixels[y * photo.bytesPerRow + x * 4 + 3] = UInt8((x * 7 + y * 3) % 256) }
+            }
+        }
+        let source = photo
+        let whole = ResamplingRegion(x: 0, y: 0, width: Double(photo.width), height: Double(photo.height))
+        let crop = ResamplingRegion(x: 17.5, y: 40.25, width: 150, height: 101.5)
+        // Reductions below the box pre-shrink's threshold, an odd one, an enlargement, and a crop.
+        for (region, size) in [(whole, PixelSize(width: 103, height: 61)), (whole, PixelSize(width: 57, height: 77)),
+                               (whole, PixelSize(width: 331, height: 290)), (crop, PixelSize(width: 90, height: 61))] {
+            let (fast, reference) = try await onOwnThread {
+                (source.resampled(from: region, to: size), ReferenceResampler.resampled(source, from: region, to: size))
+            }
+            #expect(maxChannelDifference(fast, reference) <= 1, "\(region) → \(size)")
+            #expect(meanChannelDifference(fast, reference) < 0.01, "\(region) → \(size)")
+        }
+    }
+
     @Test func flatteningCompositesOverTheBackground() {
         let half = Fixtures.solid(RGBA(r: 0, g: 0, b: 0, a: 128), width: 2, height: 2)
         let flat = half.flattened(over: RGBA(r: 255, g: 255, b: 255))
@@ -69,5 +109,63 @@ struct BitmapBoxShrinkingTests {
         // Ramps survive; the 8-px checker averages out to its mean in both.
         #expect(abs(Int(fast[30, 20].r) - Int(smooth[30, 20].r)) <= 6)
         #expect(abs(Int(fast[30, 20].a) - Int(smooth[30, 20].a)) <= 6)
+    }
+}
+
+/// The resampler's filter written plainly in double precision — separable Catmull-Rom whose
+/// support widens with the reduction, taps clipped to the image and renormalised, colour
+/// premultiplied — as the yardstick for the fast float path.
+private enum ReferenceResampler {
+    static func resampled(_ source: Bitmap, from region: ResamplingRegion, to size: PixelSize) -> Bitmap {
+        let columns = taps(source: source.width, start: region.x, length: region.width, destination: size.width)
+        let rows = taps(source: source.height, start: region.y, length: region.height, destination: size.height)
+        var out = Bitmap(width: size.width, height: size.height)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                var sum = [Double](repeating: 0, count: 4)
+                for (sy, wy) in rows[y] {
+                    for (sx, wx) in columns[x] {
+                        let p = source[sx, sy]
+                        let a = Double(p.a)
+                        let w = wx * wy
+                        sum[0] += w * Double(p.r) * a / 255
+                        sum[1] += w * Double(p.g) * a / 255
+                        sum[2] += w * Double(p.b) * a / 255
+                        sum[3] += w * a
+                    }
+                }
+                let alpha = byte(sum[3])
+                let i = y * out.bytesPerRow + x * 4
+                if alpha > 0 {
+                    for c in 0..<3 { out.pixels[i + c] = byte(sum[c] * 255 / sum[3]) }
+                    out.pixels[i + 3] = alpha
+                }
+            }
+        }
+        return out
+    }
+
+    private static func byte(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
+
+    /// Per destination pixel, the source pixels its filter covers (those that exist) and their
+    /// weights, normalised.
+    private static func taps(source: Int, start: Double, length: Double, destination: Int) -> [[(Int, Double)]] {
+        let scale = length / Double(destination)
+        let support = 2 * max(scale, 1)
+        return (0..<destination).map { i in
+            let centre = start + (Double(i) + 0.5) * scale
+            let first = max(0, Int((centre - support).rounded(.down)))
+            let end = min(source, Int((centre + support).rounded(.up)))
+            let weights = (first..<end).map { (j: Int) in (j, cubic((Double(j) + 0.5 - centre) / max(scale, 1))) }
+            let total = weights.reduce(0) { $0 + $1.1 }
+            return weights.map { ($0.0, $0.1 / total) }
+        }
+    }
+
+    private static func cubic(_ x: Double) -> Double {
+        let t = abs(x)
+        if t < 1 { return (1.5 * t - 2.5) * t * t + 1 }
+        if t < 2 { return ((-0.5 * t + 2.5) * t - 4) * t + 2 }
+        return 0
     }
 }

@@ -22,6 +22,16 @@ struct ImageTests {
         #expect(!Image(bitmap: Fixtures.testCard(width: 8, height: 8)).hasAlpha)
     }
 
+    @Test func aTransparentPixelIsFoundWhereverItIs() {
+        // First pixel, last pixel, and either side of the scan's runs of 4,096 pixels.
+        for index in [0, 4095, 4096, 8191, 100 * 90 - 1] {
+            var bitmap = Fixtures.solid(RGBA(r: 1, g: 2, b: 3, a: 255), width: 100, height: 90)
+            #expect(!bitmap.containsTransparency)
+            bitmap.pixels[index * 4 + 3] = 254
+            #expect(bitmap.containsTransparency, "pixel \(index)")
+        }
+    }
+
     @Test func scaleGivesThePointSize() {
         let image = Image(bitmap: Fixtures.testCard(width: 200, height: 100), scale: 2)
         #expect(image.pointSize.width == 100 && image.pointSize.height == 50)

@@ -81,11 +81,16 @@ enum PNGEncoding {
 final class PNGPushDecoder {
     private let decoder: OpaquePointer?
     private let maxPixelCount: Int
+    private let allowsWholeBuffer: Bool
     private var fed = 0
     private(set) var isComplete = false
+    /// Whether ``decodeAll(_:checkHeader:)`` took the whole-buffer path (the specs compare both).
+    private(set) var decodedWholeBuffer = false
 
-    init(maxPixelCount: Int) {
+    /// `allowsWholeBuffer: false` keeps every row in libpng.
+    init(maxPixelCount: Int, allowsWholeBuffer: Bool = true) {
         self.maxPixelCount = maxPixelCount
+        self.allowsWholeBuffer = allowsWholeBuffer
         decoder = wi_png_decoder_create(UInt64(max(0, maxPixelCount)))
     }
 
@@ -123,10 +128,7 @@ final class PNGPushDecoder {
     func feed(_ data: Data, stopAtHeader: Bool = false) throws {
         guard let decoder else { throw ImageCoderError.outOfMemory }
         guard data.count > fed, !isComplete else { return }
-        var status = data.withUnsafeBytes { raw in
-            wi_png_decoder_feed(decoder, raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + fed, raw.count - fed)
-        }
-        fed = data.count
+        var status = feedRaw(data, upTo: data.count)
         if status == Int32(WI_PNG_NEED_BUFFER) {
             if stopAtHeader { return }
             guard wi_png_decoder_set_buffer(decoder, nil) == 0 else { throw ImageCoderError.outOfMemory }
@@ -137,24 +139,41 @@ final class PNGPushDecoder {
 
     /// Decodes a whole PNG stream straight into the returned bitmap's storage (no copy);
     /// `checkHeader` sees the decoder once the header is read, before the bitmap is allocated.
+    /// A plain non-interlaced stream takes the whole-buffer path (``decodeImageData(_:run:)``);
+    /// libpng reads its header all the same, and goes on with everything else.
     func decodeAll(_ data: Data, checkHeader: (PNGPushDecoder) throws -> Void = { _ in }) throws -> Bitmap {
         guard let decoder else { throw ImageCoderError.outOfMemory }
-        let status = data.withUnsafeBytes { raw in
-            wi_png_decoder_feed(decoder, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count)
-        }
-        fed = data.count
+        let run = allowsWholeBuffer ? data.withUnsafeBytes { PNGImageDataRun($0) } : nil
+        var status = feedRaw(data, upTo: run?.headerEnd ?? data.count)
+        if status == Int32(WI_PNG_NEED_MORE), fed < data.count { status = feedRaw(data, upTo: data.count) }
         guard status == Int32(WI_PNG_NEED_BUFFER) else {
             try check(status)
             throw ImageCoderError.truncated(.png)  // the header never completed
         }
         try checkHeader(self)
+        if let run, let bitmap = decodeImageData(data, run: run) {
+            isComplete = true
+            decodedWholeBuffer = true
+            return bitmap
+        }
         let size = self.size
         return try Bitmap(width: size.width, height: size.height) { buffer in
             wi_png_decoder_set_buffer(decoder, buffer.baseAddress)
             // The buffer is only valid inside this closure: detach it on every way out.
             defer { wi_png_decoder_detach_buffer(decoder) }
-            try check(wi_png_decoder_feed(decoder, nil, 0))
+            try check(feedRaw(data, upTo: data.count))
             guard isComplete else { throw ImageCoderError.truncated(.png) }
+        }
+    }
+
+    /// Feeds `data[fed..<end]` (nothing new resumes with the bytes libpng kept when it paused).
+    private func feedRaw(_ data: Data, upTo end: Int) -> Int32 {
+        guard let decoder else { return Int32(WI_PNG_ERROR) }
+        let start = fed
+        fed = max(fed, end)
+        guard end > start else { return wi_png_decoder_feed(decoder, nil, 0) }
+        return data.withUnsafeBytes { raw in
+            wi_png_decoder_feed(decoder, raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + start, end - start)
         }
     }
 

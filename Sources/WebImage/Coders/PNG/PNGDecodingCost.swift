@@ -21,6 +21,8 @@ extension PNGCoder: FormatClaiming {
     /// before the last pass anyway — then the bitmap is resampled to the target. libpng's own
     /// memory is a few rows at the source depth, zlib's window, the unread input it saves when
     /// paused, and one ancillary chunk (iCCP) up to its 8 MB chunk limit; text chunks are skipped.
+    /// A plain non-interlaced stream is instead inflated whole (libdeflate): its filtered rows, up
+    /// to 8 bytes a pixel, plus the joined IDAT data, which libpng's saved input would have been.
     /// An APNG keeps its canvas, the disposal copy, the frame being blended, the previous
     /// canvas and every output frame.
     public func decodingCost(of header: ImageHeader, options: ImageDecodeOptions) -> Int {
@@ -28,7 +30,8 @@ extension PNGCoder: FormatClaiming {
         let frames = DecodingCost.frameCount(header, options)
         let target = options.targetSize(for: size, frameCount: frames)
         let rows = Cost.product(size.width + 16, 8, 6)
-        let libpng = Cost.sum(rows, 8_000_000, 256 * 1024, Cost.product(header.dataSize, 2))
+        let inflated = Cost.product(size.height, Cost.sum(Cost.product(size.width, header.bitDepth > 8 ? 8 : 4), 1))
+        let libpng = Cost.sum(rows, 8_000_000, 256 * 1024, Cost.product(header.dataSize, 2), inflated)
         let output = DecodingCost.output(decoded: size, target: target, frames: frames, header: header, options: options)
         guard frames > 1 else { return Cost.sum(Cost.rgba(size), output, libpng, DecodingCost.overhead) }
         return Cost.sum(Cost.product(Cost.rgba(size), 5), output, libpng, DecodingCost.overhead)

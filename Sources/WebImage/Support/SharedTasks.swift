@@ -4,8 +4,8 @@ import Synchronization
 /// task coalescing): the first caller starts it, later ones join, and each keeps its own answer —
 /// a caller whose task is cancelled leaves at once with `nil`. When the last caller has left, the
 /// work is cancelled, or with ``WhenAbandoned/keepRunning`` it finishes for what it stores. The
-/// one keyed shared-work primitive: the manager's loads and the server's variants run through it,
-/// and the downloader's operations keep their callers in its ``SharedMembers``.
+/// one keyed shared-work primitive: the manager's loads, the downloader's downloads and the
+/// server's variants run through it.
 package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Value: Sendable>: Sendable {
     /// What happens to the work once no caller waits for it.
     package enum WhenAbandoned: Sendable {
@@ -14,6 +14,18 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
     }
 
     package typealias Work = SharedWork<Member, Value>
+
+    /// A run about to start: its work, and what it does when another caller joins it (a
+    /// download raises its queue priority for a more urgent caller).
+    package struct Job: Sendable {
+        let work: Work
+        let joined: (@Sendable (Member) -> Void)?
+
+        package init(joined: (@Sendable (Member) -> Void)? = nil, work: @escaping Work) {
+            self.work = work
+            self.joined = joined
+        }
+    }
 
     private let runs = Mutex<[Key: SharedRun<Member, Value>]>([:])
     private let whenAbandoned: WhenAbandoned
@@ -32,32 +44,91 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
     /// How many callers joined work already running.
     package var joined: Int { joinedCount.load(ordering: .relaxed) }
 
+    /// Callers waiting, every run together.
+    package var waiting: Int { runs.withLock { $0.values.reduce(0) { $0 + $1.waiting } } }
+
     /// `work`'s value for `key`, run for `member` or joined if already running; `nil` when the
     /// calling task was cancelled before it came.
     package func value(for key: Key, member: Member, work: @escaping Work) async -> Value? {
+        await join(key, member: member) { Job(work: work) }.value()
+    }
+
+    /// Joins `member` to the run for `key`, or — when none takes callers — starts the job
+    /// `prepare` makes, which may refuse with its error. `prepare` runs outside any lock (it may
+    /// run app code), so another caller may start the key meanwhile: its run is joined, and the
+    /// prepared job dropped unstarted. Returns at once; the ticket waits for the value.
+    package func join<Failure: Error>(
+        _ key: Key, member: Member, prepare: () throws(Failure) -> Job
+    ) throws(Failure) -> SharedTicket<Member, Value> {
+        if let ticket = joinRunning(key, member) { return ticket }
+        let job = try prepare()
         let (run, id, isNew) = runs.withLock { runs -> (SharedRun<Member, Value>, UInt64, Bool) in
             if let running = runs[key], let id = running.join(member) { return (running, id, false) }
-            let fresh = SharedRun<Member, Value>(keepsRunning: whenAbandoned == .keepRunning)
+            let fresh = SharedRun<Member, Value>(keepsRunning: whenAbandoned == .keepRunning, joined: job.joined)
             runs[key] = fresh
             return (fresh, fresh.join(member)!, true)
         }
         if isNew {
-            run.start(work) { [weak self] in self?.remove(run, for: key) }
+            run.start(job.work) { [weak self] in self?.remove(run, for: key) }
         } else {
-            joinedCount.add(1, ordering: .relaxed)
-            onJoin()
+            joinedRunning(run, member)
         }
-        return await withTaskCancellationHandler {
-            await run.answer(for: id)
-        } onCancel: {
-            if run.leave(id) { remove(run, for: key) }
+        return ticket(run, id, key)
+    }
+
+    /// Every run ends now: each caller is answered `nil`, and each work is cancelled.
+    package func cancelAll() {
+        let all = runs.withLock { runs in
+            defer { runs = [:] }
+            return Array(runs.values)
         }
+        for run in all { run.abandon() }
+    }
+
+    private func joinRunning(_ key: Key, _ member: Member) -> SharedTicket<Member, Value>? {
+        guard let (run, id) = runs.withLock({ runs in runs[key].flatMap { run in run.join(member).map { (run, $0) } } }) else {
+            return nil
+        }
+        joinedRunning(run, member)
+        return ticket(run, id, key)
+    }
+
+    private func joinedRunning(_ run: SharedRun<Member, Value>, _ member: Member) {
+        joinedCount.add(1, ordering: .relaxed)
+        onJoin()
+        run.joined?(member)
+    }
+
+    private func ticket(_ run: SharedRun<Member, Value>, _ id: UInt64, _ key: Key) -> SharedTicket<Member, Value> {
+        SharedTicket(run: run, id: id) { [weak self] in self?.remove(run, for: key) }
     }
 
     private func remove(_ run: SharedRun<Member, Value>, for key: Key) {
         runs.withLock { runs in
             if runs[key] === run { runs[key] = nil }
         }
+    }
+}
+
+/// One caller's place in a shared run.
+package struct SharedTicket<Member: Sendable, Value: Sendable>: Sendable {
+    fileprivate let run: SharedRun<Member, Value>
+    fileprivate let id: UInt64
+    /// Takes the run off its key once it is abandoned.
+    fileprivate let abandoned: @Sendable () -> Void
+
+    /// The run's value — or `nil` once this caller has left, or its task was cancelled (which leaves).
+    package func value() async -> Value? {
+        await withTaskCancellationHandler {
+            await run.answer(for: id)
+        } onCancel: {
+            leave()
+        }
+    }
+
+    /// This caller stops waiting and is answered `nil`; the last one to leave abandons the run.
+    package func leave() {
+        if run.leave(id) { abandoned() }
     }
 }
 
@@ -118,10 +189,6 @@ package struct SharedMembers<Member>: Sequence {
         return self
     }
 
-    func contains(where matching: (Member) -> Bool) -> Bool {
-        first.map { matching($0.member) } == true || later.contains { matching($0.member) }
-    }
-
     /// Changes the member with `id` in place; false when it has left.
     mutating func update(_ id: UInt64, _ change: (inout Member) -> Void) -> Bool {
         if first?.id == id {
@@ -131,18 +198,6 @@ package struct SharedMembers<Member>: Sequence {
         guard let index = later.firstIndex(where: { $0.id == id }) else { return false }
         change(&later[index].member)
         return true
-    }
-
-    /// Takes out those `matching`, in order.
-    mutating func removeAll(where matching: (Member) -> Bool) -> Self {
-        var (taken, kept) = (Self(nextID: nextID), Self(nextID: nextID))
-        func sort(_ entry: Entry) {
-            if matching(entry.member) { taken.append(entry) } else { kept.append(entry) }
-        }
-        first.map(sort)
-        later.forEach(sort)
-        self = kept
-        return taken
     }
 
     private init(nextID: UInt64) { self.nextID = nextID }
@@ -171,10 +226,15 @@ private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let keepsRunning: Bool
+    /// Hears each caller that joins after the first.
+    let joined: (@Sendable (Member) -> Void)?
 
-    init(keepsRunning: Bool) {
+    init(keepsRunning: Bool, joined: (@Sendable (Member) -> Void)?) {
         self.keepsRunning = keepsRunning
+        self.joined = joined
     }
+
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Adds `member`; its id, or nil when the run is closed (finished or abandoned).
     func join(_ member: Member) -> UInt64? {
@@ -224,6 +284,17 @@ private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {
         continuation?.resume(returning: nil)
         abandonedTask?.cancel()
         return abandoned
+    }
+
+    /// Ends the run at once: every caller is answered `nil`, and the work is cancelled.
+    func abandon() {
+        let (waiting, task) = state.withLock { state -> ([CheckedContinuation<Value?, Never>], Task<Void, Never>?) in
+            state.isClosed = true
+            defer { state.task = nil }
+            return (state.waiters.removeAll().compactMap(\.continuation), state.value == nil ? state.task : nil)
+        }
+        for continuation in waiting { continuation.resume(returning: nil) }
+        task?.cancel()
     }
 
     private func finish(_ value: Value) {

@@ -18,12 +18,27 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
     /// A run about to start: its work, and what it does when another caller joins it (a
     /// download raises its queue priority for a more urgent caller).
     package struct Job: Sendable {
-        let work: Work
+        /// Starts the work, which hands its value to `finish` once, on any thread; returns how to
+        /// cancel it.
+        package typealias Start = SharedStart<Member, Value>
+
+        let start: Start
         let joined: (@Sendable (Member) -> Void)?
 
-        package init(joined: (@Sendable (Member) -> Void)? = nil, work: @escaping Work) {
-            self.work = work
+        /// Work driven by events (a download's queue slot, carrier and decoder): no task of its
+        /// own, its value handed to the callers from wherever it ends.
+        package init(joined: (@Sendable (Member) -> Void)? = nil, start: @escaping Start) {
+            self.start = start
             self.joined = joined
+        }
+
+        /// Work written as one async function, run on a task of its own.
+        package init(joined: (@Sendable (Member) -> Void)? = nil, work: @escaping Work) {
+            self.init(joined: joined) { members, finish in
+                // Started by the first caller's task, which waits for it: no hop to another thread.
+                let task = immediateTask { finish(await work(members)) }
+                return { task.cancel() }
+            }
         }
     }
 
@@ -69,7 +84,9 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
             return (fresh, fresh.join(member)!, true)
         }
         if isNew {
-            run.start(job.work) { [weak self] in self?.remove(run, for: key) }
+            // Strong references here and below: a weak one gives the object a side table, and its
+            // every retain then takes the slow path. The run ends, and lets go of them.
+            run.start(job.start) { self.remove(run, for: key) }
         } else {
             joinedRunning(run, member)
         }
@@ -100,7 +117,7 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
     }
 
     private func ticket(_ run: SharedRun<Member, Value>, _ id: UInt64, _ key: Key) -> SharedTicket<Member, Value> {
-        SharedTicket(run: run, id: id) { [weak self] in self?.remove(run, for: key) }
+        SharedTicket(run: run, id: id) { self.remove(run, for: key) }
     }
 
     private func remove(_ run: SharedRun<Member, Value>, for key: Key) {
@@ -131,6 +148,11 @@ package struct SharedTicket<Member: Sendable, Value: Sendable>: Sendable {
         if run.leave(id) { abandoned() }
     }
 }
+
+/// Starts shared work, which hands its value to `finish` once, on any thread; returns how to cancel it.
+package typealias SharedStart<Member, Value> = @Sendable (
+    _ members: @escaping @Sendable () -> [Member], _ finish: @escaping @Sendable (Value) -> Void
+) -> @Sendable () -> Void
 
 /// Shared work: it gets the members waiting at the time it asks (to fan progress out to them).
 package typealias SharedWork<Member, Value> = @Sendable (_ members: @escaping @Sendable () -> [Member]) async -> Value
@@ -209,11 +231,20 @@ package struct SharedMembers<Member>: Sequence {
 
 extension SharedMembers: Sendable where Member: Sendable {}
 
+/// A member waiting for its run's value: resumed with `true` when the value is in, `false` when
+/// it left. Unchecked in release builds, like `withHandOff`'s (each is resumed once, under the
+/// run's lock); its type is the same for every run, so no metadata is looked up per use.
+#if DEBUG
+private typealias AnswerContinuation = CheckedContinuation<Bool, Never>
+#else
+private typealias AnswerContinuation = UnsafeContinuation<Bool, Never>
+#endif
+
 /// One shared run: its members, their waiting continuations, and the value once there is one.
 private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {
     private struct Waiter {
         let member: Member
-        var continuation: CheckedContinuation<Value?, Never>?
+        var continuation: AnswerContinuation?
     }
 
     private struct State {
@@ -221,7 +252,8 @@ private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {
         /// Set when the value is in or the last member left: no one may join any more.
         var isClosed = false
         var value: Value?
-        var task: Task<Void, Never>?
+        /// Cancels the work while it runs.
+        var cancel: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -243,67 +275,76 @@ private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    func start(_ work: @escaping SharedWork<Member, Value>, onEnd: @escaping @Sendable () -> Void) {
-        // Started by the first caller's task, which waits for it: no hop to another thread.
-        let task = immediateTask {
-            let value = await work { [weak self] in self?.state.withLock { $0.waiters.all.map(\.member) } ?? [] }
+    func start(_ start: SharedStart<Member, Value>, onEnd: @escaping @Sendable () -> Void) {
+        let cancel = start({ self.state.withLock { $0.waiters.all.map(\.member) } }) { value in
             onEnd()
             self.finish(value)
         }
         let abandoned = state.withLock { state in
-            if !state.isClosed { state.task = task }
+            if !state.isClosed { state.cancel = cancel }
             return state.isClosed && state.value == nil
         }
-        if abandoned { task.cancel() }
+        if abandoned { cancel() }
     }
 
     /// Waits for the value — or answers `nil` at once if member `id` already left.
     func answer(for id: UInt64) async -> Value? {
-        await withCheckedContinuation { continuation in
-            let immediate = state.withLock { state -> Value?? in
-                if let value = state.value { return .some(value) }
-                guard state.waiters.update(id, { $0.continuation = continuation }) else { return .some(nil) }
-                return .none
+        let answered = await withAnswerContinuation { continuation in
+            let immediate = state.withLock { state -> Bool? in
+                if state.value != nil { return true }
+                guard state.waiters.update(id, { $0.continuation = continuation }) else { return false }
+                return nil
             }
             if let immediate { continuation.resume(returning: immediate) }
         }
+        // Read under the lock it was stored under, not carried by the resume: ThreadSanitizer sees
+        // that edge (see `withHandOff`), and the continuation's type stays the same for every run.
+        return answered ? state.withLock { $0.value } : nil
     }
 
     /// Member `id` stops waiting (its task was cancelled) and answers `nil`. Returns whether it
     /// was the last one and the run closed with its work cancelled; work that keeps running stays
     /// open for new callers until it ends.
     func leave(_ id: UInt64) -> Bool {
-        let (continuation, abandonedTask, abandoned) = state.withLock {
-            state -> (CheckedContinuation<Value?, Never>?, Task<Void, Never>?, Bool) in
+        let (continuation, cancel, abandoned) = state.withLock {
+            state -> (AnswerContinuation?, (@Sendable () -> Void)?, Bool) in
             guard let waiter = state.waiters.remove(id) else { return (nil, nil, false) }
             guard state.waiters.isEmpty, state.value == nil, !keepsRunning else { return (waiter.continuation, nil, false) }
             state.isClosed = true
-            defer { state.task = nil }
-            return (waiter.continuation, state.task, true)
+            defer { state.cancel = nil }
+            return (waiter.continuation, state.cancel, true)
         }
-        continuation?.resume(returning: nil)
-        abandonedTask?.cancel()
+        continuation?.resume(returning: false)
+        cancel?()
         return abandoned
     }
 
     /// Ends the run at once: every caller is answered `nil`, and the work is cancelled.
     func abandon() {
-        let (waiting, task) = state.withLock { state -> ([CheckedContinuation<Value?, Never>], Task<Void, Never>?) in
+        let (waiting, cancel) = state.withLock { state -> ([AnswerContinuation], (@Sendable () -> Void)?) in
             state.isClosed = true
-            defer { state.task = nil }
-            return (state.waiters.removeAll().compactMap(\.continuation), state.value == nil ? state.task : nil)
+            defer { state.cancel = nil }
+            return (state.waiters.removeAll().compactMap(\.continuation), state.value == nil ? state.cancel : nil)
         }
-        for continuation in waiting { continuation.resume(returning: nil) }
-        task?.cancel()
+        for continuation in waiting { continuation.resume(returning: false) }
+        cancel?()
     }
 
     private func finish(_ value: Value) {
-        let waiting = state.withLock { state -> [CheckedContinuation<Value?, Never>] in
+        let waiting = state.withLock { state -> [AnswerContinuation] in
             state.isClosed = true
             state.value = value
-            state.task = nil
+            state.cancel = nil
             return state.waiters.removeAll().compactMap(\.continuation)
         }
-        for continuation in waiting { continuation.resume(returning: value) }
+        for continuation in waiting { continuation.resume(returning: true) }
+    }
+
+    private func withAnswerContinuation(_ body: (AnswerContinuation) -> Void) async -> Bool {
+        #if DEBUG
+        await withCheckedContinuation(body)
+        #else
+        await withUnsafeContinuation(body)
+        #endif
     }
 }

@@ -60,6 +60,17 @@ final class DownloadQueue: Sendable {
         start.forEach { $0.startFromQueue() }
     }
 
+    /// Marks `item` running when it may start at once — a free slot, nobody waiting, not
+    /// suspended — without queueing it; `false` leaves it to ``enqueue(_:priority:)``.
+    func startAtOnce(_ item: any DownloadQueueItem) -> Bool {
+        state.withLock { state in
+            guard !state.isSuspended, state.holds == 0, state.running.count < state.maxConcurrent,
+                  state.waiting.allSatisfy(\.isEmpty) else { return false }
+            state.running[ObjectIdentifier(item)] = item
+            return true
+        }
+    }
+
     /// Removes `item`, waiting or running, and starts whatever its slot allows. Safe to call
     /// more than once.
     func remove(_ item: any DownloadQueueItem) {

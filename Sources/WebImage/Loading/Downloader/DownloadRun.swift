@@ -2,41 +2,53 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One caller of a download: its progress handler and priority, and the response head once it
-/// arrived (SD's `token.response`).
+/// One caller of a download: its progress handler and priority, and the download it joined
+/// (whose response head is SD's `token.response`).
 final class DownloadCaller: Sendable {
     let progress: ImageLoaderProgressHandler?
     let priority: DownloadPriority
-    private let head = Mutex<DownloadResponse?>(nil)
+    private let joined = Mutex<DownloadRun?>(nil)
 
     init(progress: ImageLoaderProgressHandler?, priority: DownloadPriority) {
         self.progress = progress
         self.priority = priority
     }
 
-    var response: DownloadResponse? {
-        get { head.withLock { $0 } }
-        set { head.withLock { $0 = newValue } }
+    /// The download this caller joined, set as it joins.
+    var run: DownloadRun? {
+        get { joined.withLock { $0 } }
+        set { joined.withLock { $0 = newValue } }
     }
 }
 
 /// One HTTP download shared by every caller of its key (SDWebImage's
 /// `SDWebImageDownloaderOperation`), as the work of one ``SharedTasks`` run: a slot in the
-/// downloader's queue, the transfer, the decode. Callers come and go through the run; the work is
+/// downloader's queue, the transfer, the decode — driven by their events, so no task of its own
+/// stands between the response and the callers. Callers come and go through the run; the work is
 /// cancelled when the last one leaves.
 ///
 /// Progress goes to the callers on one serial queue, made when first wanted, so it never runs on
 /// an event loop and never overtakes the answer; the decode runs on ``ImageWorkQueue/decoding``,
 /// except a structure check of a small body (``QuickDecoding``), which runs where the response ended.
 final class DownloadRun: DownloadQueueItem {
-    private struct State {
-        var priority: DownloadPriority
+    private enum Phase {
         /// Waiting for a queue slot.
-        var slot: CheckedContinuation<Bool, Never>?
-        var transfer: DownloadTransfer?
+        case queued
+        case transferring(DownloadTransfer)
+        /// The bytes are in: decoding, or answering.
+        case finishing
+        case cancelled
+    }
+
+    private struct State {
+        var phase = Phase.queued
+        var priority: DownloadPriority
         var response: DownloadResponse?
         var delivery: DispatchQueue?
-        var isCancelled = false
+        /// A caller with a progress handler joined (most have none: async loads, prefetches).
+        var wantsProgress: Bool
+        var members: (@Sendable () -> [DownloadCaller])?
+        var finish: (@Sendable (Result<ImageLoaderResult, WebImageError>) -> Void)?
     }
 
     /// The URL callers asked for; ``request`` may point elsewhere.
@@ -49,11 +61,11 @@ final class DownloadRun: DownloadQueueItem {
     let environment: DownloadEnvironment
     private let enqueuedAt = ContinuousClock.now
     private let state: Mutex<State>
-    private let callers = Mutex<(@Sendable () -> [DownloadCaller])?>(nil)
 
+    /// The download `first` starts.
     init(
         url: URL, request: DownloadRequest, builder: DownloadRequestBuilder, options: DownloaderOptions, context: ImageLoaderContext,
-        environment: DownloadEnvironment
+        environment: DownloadEnvironment, first: DownloadCaller
     ) {
         self.url = url
         self.request = request
@@ -61,116 +73,130 @@ final class DownloadRun: DownloadQueueItem {
         self.options = options
         self.context = context
         self.environment = environment
-        state = Mutex(State(priority: DownloadPriority(options)))
+        state = Mutex(State(priority: first.priority, wantsProgress: first.progress != nil))
+        first.run = self
     }
 
-    /// The work: the callers waiting now and later are `members`.
-    func run(_ members: @escaping @Sendable () -> [DownloadCaller]) async -> Result<ImageLoaderResult, WebImageError> {
-        callers.withLock { $0 = members }
-        guard await slot(), !Task.isCancelled else {
-            environment.queue.remove(self)
-            environment.events.emit(.finish(url, metrics: DownloadMetrics(url: url, startDate: Date()), error: .cancelled))
-            return .failure(.cancelled)
+    /// The job for the downloader's ``Downloads``.
+    var job: Downloads.Job {
+        Downloads.Job(joined: { [self] in joined($0) }) { [self] members, finish in
+            start(members: members, finish: finish)
+            return { [self] in cancel() }
         }
-        let (outcome, metrics) = await transfer()
-        environment.events.emit(.stop(url))
-        // The slot is held through the decode, so downloads that arrive faster than they decode
-        // wait to start instead of piling up their bytes.
-        let result: Result<ImageLoaderResult, WebImageError>
-        if case .success(let output) = outcome, !DownloadCompletion.isQuick(output, context: context, decryptor: environment.config.decryptor) {
-            result = await ImageWorkQueue.decoding.run { [self] in
-                // Everyone left while the bytes waited for a decoder: nothing to decode for.
-                members().isEmpty ? .failure(.cancelled) : completion(of: outcome, metrics: metrics)
-            }
-        } else {
-            result = completion(of: outcome, metrics: metrics)
-        }
-        environment.queue.remove(self)
-        await progressDelivered()
-        // Before any answer, as SD posts its finish notification.
-        let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
-        environment.events.emit(.finish(url, metrics: metrics, error: error))
-        return result
     }
 
-    /// Another caller joined: a more urgent one moves the download up the queue; one that came
-    /// after the head still sees it.
-    func joined(_ caller: DownloadCaller) {
-        let (raise, response) = state.withLock { state -> (Bool, DownloadResponse?) in
-            let raise = caller.priority.rawValue < state.priority.rawValue
-            if raise { state.priority = caller.priority }
-            return (raise, state.response)
+    /// Another caller joined: a more urgent one moves the download up the queue.
+    private func joined(_ caller: DownloadCaller) {
+        caller.run = self
+        let raise = state.withLock { state -> Bool in
+            if caller.progress != nil { state.wantsProgress = true }
+            guard caller.priority.rawValue < state.priority.rawValue else { return false }
+            state.priority = caller.priority
+            return true
         }
-        if let response { caller.response = response }
         if raise { environment.queue.raise(self, to: caller.priority) }
     }
 
-    // MARK: The queue
+    /// The final response head, once it arrived.
+    var response: DownloadResponse? { state.withLock { $0.response } }
 
-    /// Waits for a slot in the downloader's queue; `false` when cancelled first.
-    private func slot() async -> Bool {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let (cancelled, priority) = state.withLock { state in
-                    if !state.isCancelled { state.slot = continuation }
-                    return (state.isCancelled, state.priority)
-                }
-                if cancelled { continuation.resume(returning: false) } else { environment.queue.enqueue(self, priority: priority) }
-            }
-        } onCancel: {
-            let waiting = state.withLock { state in
-                state.isCancelled = true
-                defer { state.slot = nil }
-                return state.slot
-            }
-            guard let waiting else { return }
-            environment.queue.remove(self)
-            waiting.resume(returning: false)
+    // MARK: Queue slot → transfer
+
+    private func start(
+        members: @escaping @Sendable () -> [DownloadCaller], finish: @escaping @Sendable (Result<ImageLoaderResult, WebImageError>) -> Void
+    ) {
+        let priority = state.withLock { state in
+            state.members = members
+            state.finish = finish
+            return state.priority
         }
+        if environment.queue.startAtOnce(self) { startFromQueue() } else { environment.queue.enqueue(self, priority: priority) }
     }
 
     func startFromQueue() {
-        let waiting = state.withLock { state in
-            defer { state.slot = nil }
-            return state.slot
+        let transfer = DownloadTransfer(run: self, queueDuration: enqueuedAt.duration(to: .now)) { [self] in ended($0.0, $0.1) }
+        let started = state.withLock { state in
+            guard case .queued = state.phase else { return false }
+            state.phase = .transferring(transfer)
+            return true
         }
         // Cancelled as the slot came: it goes to the next one.
-        guard let waiting else { return environment.queue.remove(self) }
-        waiting.resume(returning: true)
-    }
-
-    // MARK: The transfer
-
-    private func transfer() async -> (Result<TransferOutput, WebImageError>, DownloadMetrics) {
+        guard started else { return environment.queue.remove(self) }
         environment.events.emit(.start(url))
         deliverProgress(ImageLoaderProgress(receivedSize: 0, expectedSize: -1, url: url))
-        let queueDuration = enqueuedAt.duration(to: .now)
-        let ended = await withTaskCancellationHandler {
-            await withHandOff { ended in
-                let transfer = DownloadTransfer(run: self, queueDuration: queueDuration, ended: ended)
-                let cancelled = state.withLock { state in
-                    state.transfer = transfer
-                    return state.isCancelled
-                }
-                if cancelled { transfer.cancel() } else { transfer.start() }
-            }
-        } onCancel: {
+        transfer.start()
+    }
+
+    /// The last caller left, or every download is cancelled.
+    private func cancel() {
+        let phase = state.withLock { state in
+            defer { if case .queued = state.phase { state.phase = .cancelled } }
+            return state.phase
+        }
+        switch phase {
+        case .queued:
             // The slot is free at once (cancelAllDownloads holds the queue's starts meanwhile).
             environment.queue.remove(self)
-            state.withLock { state in
-                state.isCancelled = true
-                return state.transfer
-            }?.cancel()
+            answer(.failure(.cancelled), metrics: DownloadMetrics(url: url, startDate: Date()))
+        case .transferring(let transfer):
+            environment.queue.remove(self)
+            transfer.cancel()
+        case .finishing, .cancelled:
+            break
         }
-        // The request is over: let it go (its carrier's hop holds it, and it holds this run).
-        state.withLock { $0.transfer = nil }
-        return ended
     }
+
+    // MARK: Decode → answer
+
+    /// The transfer ended: the answer is decoded on ``ImageWorkQueue/decoding`` (a quick check
+    /// right here). The slot is held through the decode, so downloads that arrive faster than they
+    /// decode wait to start instead of piling up their bytes.
+    private func ended(_ outcome: Result<TransferOutput, WebImageError>, _ metrics: DownloadMetrics) {
+        // The request is over: let it go (its carrier's hop holds it, and it holds this run).
+        let members = state.withLock { state in
+            state.phase = .finishing
+            return state.members
+        }
+        environment.events.emit(.stop(url))
+        guard case .success(let output) = outcome, !DownloadCompletion.isQuick(output, context: context, decryptor: environment.config.decryptor) else {
+            return answer(completion(of: outcome, metrics: metrics), metrics: metrics)
+        }
+        ImageWorkQueue.decoding.async { [self] in
+            // Everyone left while the bytes waited for a decoder: nothing to decode for.
+            let result: Result<ImageLoaderResult, WebImageError> = members?().isEmpty ?? true
+                ? .failure(.cancelled) : completion(of: outcome, metrics: metrics)
+            answer(result, metrics: metrics)
+        }
+    }
+
+    /// Frees the slot and answers every caller — behind the progress sent before, if any.
+    private func answer(_ result: Result<ImageLoaderResult, WebImageError>, metrics: DownloadMetrics) {
+        environment.queue.remove(self)
+        let (finish, delivery) = state.withLock { state in
+            // Its callers hold this run (for their response), and the run's members hold them.
+            defer { (state.finish, state.members) = (nil, nil) }
+            return (state.finish, state.delivery)
+        }
+        let done: @Sendable () -> Void = { [self] in
+            // Before any answer, as SD posts its finish notification.
+            let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
+            environment.events.emit(.finish(url, metrics: metrics, error: error))
+            finish?(result)
+        }
+        if let delivery { delivery.async(execute: done) } else { done() }
+    }
+
+    private func completion(
+        of outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics
+    ) -> Result<ImageLoaderResult, WebImageError> {
+        DownloadCompletion.result(of: outcome, url: url, options: options, context: context, decryptor: environment.config.decryptor, metrics: metrics)
+    }
+
+    // MARK: From the transfer
 
     /// The final response head arrived.
     func transferReceived(_ response: DownloadResponse) {
         state.withLock { $0.response = response }
-        for caller in members() { caller.response = response }
         environment.events.emit(.response(url, response))
     }
 
@@ -178,36 +204,21 @@ final class DownloadRun: DownloadQueueItem {
     func deliverProgress(_ progress: ImageLoaderProgress) {
         // Most callers (async loads, prefetches) have no progress handler: no hop for nobody. A
         // caller joining after this check misses this report, as it would once the hop had run.
-        guard members().contains(where: { $0.progress != nil }) else { return }
-        delivery.async { [self] in
+        guard let (delivery, members) = progressQueue() else { return }
+        delivery.async {
             for caller in members() { caller.progress?(progress) }
         }
     }
 
-    private func members() -> [DownloadCaller] {
-        callers.withLock { $0 }?() ?? []
-    }
-
-    /// The serial queue progress goes out on, made when first needed.
-    private var delivery: DispatchQueue {
+    /// The serial queue progress goes out on, made when first needed; nil while nobody wants progress.
+    private func progressQueue() -> (DispatchQueue, @Sendable () -> [DownloadCaller])? {
         state.withLock { state in
-            if let queue = state.delivery { return queue }
+            guard state.wantsProgress, let members = state.members else { return nil }
+            if let queue = state.delivery { return (queue, members) }
             let queue = DispatchQueue(label: "WebImage.DownloadRun", qos: .utility)
             state.delivery = queue
-            return queue
+            return (queue, members)
         }
-    }
-
-    /// Returns once the progress sent so far has gone out (the answer comes after it).
-    private func progressDelivered() async {
-        guard let queue = state.withLock({ $0.delivery }) else { return }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
-    }
-
-    private func completion(
-        of outcome: Result<TransferOutput, WebImageError>, metrics: DownloadMetrics
-    ) -> Result<ImageLoaderResult, WebImageError> {
-        DownloadCompletion.result(of: outcome, url: url, options: options, context: context, decryptor: environment.config.decryptor, metrics: metrics)
     }
 }
 

@@ -31,5 +31,5 @@ public final class DownloadToken: WebImageOperation {
     }
 
     /// The final response head, once it arrived (SD's `token.response`).
-    public var response: DownloadResponse? { caller.response }
+    public var response: DownloadResponse? { caller.run?.response }
 }

@@ -125,8 +125,9 @@ public final class ImageDownloader: ImageLoader {
                 let builder = DownloadRequestBuilder(headers: httpHeaders, config: config, options: options, context: context)
                 guard let request = builder.request(for: url) else { throw Self.requestRefused }
                 let run = DownloadRun(
-                    url: url, request: request, builder: builder, options: options, context: context, environment: environment)
-                return Downloads.Job(joined: { run.joined($0) }, work: { await run.run($0) })
+                    url: url, request: request, builder: builder, options: options, context: context, environment: environment,
+                    first: caller)
+                return run.job
             })
         } catch {
             return .failure(error)

@@ -15,33 +15,6 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
 
     package typealias Work = SharedWork<Member, Value>
 
-    /// A run about to start: its work, and what it does when another caller joins it (a
-    /// download raises its queue priority for a more urgent caller).
-    package struct Job: Sendable {
-        /// Starts the work, which hands its value to `finish` once, on any thread; returns how to
-        /// cancel it.
-        package typealias Start = SharedStart<Member, Value>
-
-        let start: Start
-        let joined: (@Sendable (Member) -> Void)?
-
-        /// Work driven by events (a download's queue slot, carrier and decoder): no task of its
-        /// own, its value handed to the callers from wherever it ends.
-        package init(joined: (@Sendable (Member) -> Void)? = nil, start: @escaping Start) {
-            self.start = start
-            self.joined = joined
-        }
-
-        /// Work written as one async function, run on a task of its own.
-        package init(joined: (@Sendable (Member) -> Void)? = nil, work: @escaping Work) {
-            self.init(joined: joined) { members, finish in
-                // Started by the first caller's task, which waits for it: no hop to another thread.
-                let task = immediateTask { finish(await work(members)) }
-                return { task.cancel() }
-            }
-        }
-    }
-
     private let runs = Mutex<[Key: SharedRun<Member, Value>]>([:])
     private let whenAbandoned: WhenAbandoned
     private let joinedCount = Atomic<Int>(0)
@@ -65,7 +38,7 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
     /// `work`'s value for `key`, run for `member` or joined if already running; `nil` when the
     /// calling task was cancelled before it came.
     package func value(for key: Key, member: Member, work: @escaping Work) async -> Value? {
-        await join(key, member: member) { Job(work: work) }.value()
+        await join(key, member: member) { AsyncJob(work) }.value()
     }
 
     /// Joins `member` to the run for `key`, or — when none takes callers — starts the job
@@ -73,24 +46,20 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
     /// run app code), so another caller may start the key meanwhile: its run is joined, and the
     /// prepared job dropped unstarted. Returns at once; the ticket waits for the value.
     package func join<Failure: Error>(
-        _ key: Key, member: Member, prepare: () throws(Failure) -> Job
+        _ key: Key, member: Member, prepare: () throws(Failure) -> any SharedJob<Member, Value>
     ) throws(Failure) -> SharedTicket<Member, Value> {
         if let ticket = joinRunning(key, member) { return ticket }
         let job = try prepare()
         let (run, id, isNew) = runs.withLock { runs -> (SharedRun<Member, Value>, UInt64, Bool) in
             if let running = runs[key], let id = running.join(member) { return (running, id, false) }
-            let fresh = SharedRun<Member, Value>(keepsRunning: whenAbandoned == .keepRunning, joined: job.joined)
+            // A strong reference: a weak one gives the object a side table, and its every retain
+            // then takes the slow path. The run ends, and lets go of it.
+            let fresh = SharedRun<Member, Value>(job: job, keepsRunning: whenAbandoned == .keepRunning) { run in self.remove(run, for: key) }
             runs[key] = fresh
             return (fresh, fresh.join(member)!, true)
         }
-        if isNew {
-            // Strong references here and below: a weak one gives the object a side table, and its
-            // every retain then takes the slow path. The run ends, and lets go of them.
-            run.start(job.start) { self.remove(run, for: key) }
-        } else {
-            joinedRunning(run, member)
-        }
-        return ticket(run, id, key)
+        if isNew { run.start() } else { joinedRunning(run, member) }
+        return SharedTicket(run: run, id: id)
     }
 
     /// Every run ends now: each caller is answered `nil`, and each work is cancelled.
@@ -107,17 +76,13 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
             return nil
         }
         joinedRunning(run, member)
-        return ticket(run, id, key)
+        return SharedTicket(run: run, id: id)
     }
 
     private func joinedRunning(_ run: SharedRun<Member, Value>, _ member: Member) {
         joinedCount.add(1, ordering: .relaxed)
         onJoin()
-        run.joined?(member)
-    }
-
-    private func ticket(_ run: SharedRun<Member, Value>, _ id: UInt64, _ key: Key) -> SharedTicket<Member, Value> {
-        SharedTicket(run: run, id: id) { self.remove(run, for: key) }
+        run.job.joined(member)
     }
 
     private func remove(_ run: SharedRun<Member, Value>, for key: Key) {
@@ -127,12 +92,66 @@ package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Valu
     }
 }
 
+/// The work of one shared run: started once, told of each caller who joins later (a download
+/// raises its queue priority for a more urgent one), cancelled when the run is abandoned — at any
+/// time, even while it starts.
+package protocol SharedJob<Member, Value>: Sendable {
+    associatedtype Member: Sendable
+    associatedtype Value: Sendable
+
+    /// Starts the work, which hands its value to `run` once, on any thread.
+    func start(_ run: SharedRunHandle<Member, Value>)
+    func joined(_ member: Member)
+    func cancel()
+}
+
+extension SharedJob {
+    package func joined(_ member: Member) {}
+}
+
+/// What a job sees of its run: the callers waiting, and where its value goes.
+package struct SharedRunHandle<Member: Sendable, Value: Sendable>: Sendable {
+    fileprivate let run: SharedRun<Member, Value>
+
+    /// The callers waiting now, in the order they joined (to fan progress out to them).
+    package var members: [Member] { run.members }
+
+    /// The work's value: every caller still waiting gets it.
+    package func finish(_ value: Value) { run.finish(value) }
+}
+
+/// Shared work written as one async function, run on a task of its own.
+private final class AsyncJob<Member: Sendable, Value: Sendable>: SharedJob {
+    private let work: SharedWork<Member, Value>
+    /// The task once started; cancelled first, it never starts one.
+    private let task = Mutex<(task: Task<Void, Never>?, isCancelled: Bool)>((nil, false))
+
+    init(_ work: @escaping SharedWork<Member, Value>) {
+        self.work = work
+    }
+
+    func start(_ run: SharedRunHandle<Member, Value>) {
+        // Started by the first caller's task, which waits for it: no hop to another thread.
+        let started = immediateTask { [work] in run.finish(await work { run.members }) }
+        let cancelled = task.withLock { state in
+            state.task = started
+            return state.isCancelled
+        }
+        if cancelled { started.cancel() }
+    }
+
+    func cancel() {
+        task.withLock { state in
+            state.isCancelled = true
+            return state.task
+        }?.cancel()
+    }
+}
+
 /// One caller's place in a shared run.
 package struct SharedTicket<Member: Sendable, Value: Sendable>: Sendable {
     fileprivate let run: SharedRun<Member, Value>
     fileprivate let id: UInt64
-    /// Takes the run off its key once it is abandoned.
-    fileprivate let abandoned: @Sendable () -> Void
 
     /// The run's value — or `nil` once this caller has left, or its task was cancelled (which leaves).
     package func value() async -> Value? {
@@ -145,14 +164,9 @@ package struct SharedTicket<Member: Sendable, Value: Sendable>: Sendable {
 
     /// This caller stops waiting and is answered `nil`; the last one to leave abandons the run.
     package func leave() {
-        if run.leave(id) { abandoned() }
+        run.leave(id)
     }
 }
-
-/// Starts shared work, which hands its value to `finish` once, on any thread; returns how to cancel it.
-package typealias SharedStart<Member, Value> = @Sendable (
-    _ members: @escaping @Sendable () -> [Member], _ finish: @escaping @Sendable (Value) -> Void
-) -> @Sendable () -> Void
 
 /// Shared work: it gets the members waiting at the time it asks (to fan progress out to them).
 package typealias SharedWork<Member, Value> = @Sendable (_ members: @escaping @Sendable () -> [Member]) async -> Value
@@ -240,7 +254,8 @@ private typealias AnswerContinuation = CheckedContinuation<Bool, Never>
 private typealias AnswerContinuation = UnsafeContinuation<Bool, Never>
 #endif
 
-/// One shared run: its members, their waiting continuations, and the value once there is one.
+/// One shared run: its job, its members and their waiting continuations, and the value once
+/// there is one.
 private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {
     private struct Waiter {
         let member: Member
@@ -252,21 +267,23 @@ private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {
         /// Set when the value is in or the last member left: no one may join any more.
         var isClosed = false
         var value: Value?
-        /// Cancels the work while it runs.
-        var cancel: (@Sendable () -> Void)?
     }
 
+    let job: any SharedJob<Member, Value>
     private let state = Mutex(State())
     private let keepsRunning: Bool
-    /// Hears each caller that joins after the first.
-    let joined: (@Sendable (Member) -> Void)?
+    /// Takes the run off its key: once its value is in, or it is abandoned.
+    private let ended: @Sendable (SharedRun) -> Void
 
-    init(keepsRunning: Bool, joined: (@Sendable (Member) -> Void)?) {
+    init(job: any SharedJob<Member, Value>, keepsRunning: Bool, ended: @escaping @Sendable (SharedRun) -> Void) {
+        self.job = job
         self.keepsRunning = keepsRunning
-        self.joined = joined
+        self.ended = ended
     }
 
     var waiting: Int { state.withLock { $0.waiters.count } }
+
+    var members: [Member] { state.withLock { $0.waiters.all.map(\.member) } }
 
     /// Adds `member`; its id, or nil when the run is closed (finished or abandoned).
     func join(_ member: Member) -> UInt64? {
@@ -275,16 +292,8 @@ private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    func start(_ start: SharedStart<Member, Value>, onEnd: @escaping @Sendable () -> Void) {
-        let cancel = start({ self.state.withLock { $0.waiters.all.map(\.member) } }) { value in
-            onEnd()
-            self.finish(value)
-        }
-        let abandoned = state.withLock { state in
-            if !state.isClosed { state.cancel = cancel }
-            return state.isClosed && state.value == nil
-        }
-        if abandoned { cancel() }
+    func start() {
+        job.start(SharedRunHandle(run: self))
     }
 
     /// Waits for the value — or answers `nil` at once if member `id` already left.
@@ -302,42 +311,39 @@ private final class SharedRun<Member: Sendable, Value: Sendable>: Sendable {
         return answered ? state.withLock { $0.value } : nil
     }
 
-    /// Member `id` stops waiting (its task was cancelled) and answers `nil`. Returns whether it
-    /// was the last one and the run closed with its work cancelled; work that keeps running stays
-    /// open for new callers until it ends.
-    func leave(_ id: UInt64) -> Bool {
-        let (continuation, cancel, abandoned) = state.withLock {
-            state -> (AnswerContinuation?, (@Sendable () -> Void)?, Bool) in
-            guard let waiter = state.waiters.remove(id) else { return (nil, nil, false) }
-            guard state.waiters.isEmpty, state.value == nil, !keepsRunning else { return (waiter.continuation, nil, false) }
+    /// Member `id` stops waiting and is answered `nil`. The last one to leave closes the run and
+    /// cancels its work; work that keeps running stays open for new callers until it ends.
+    func leave(_ id: UInt64) {
+        let (continuation, abandoned) = state.withLock { state -> (AnswerContinuation?, Bool) in
+            guard let waiter = state.waiters.remove(id) else { return (nil, false) }
+            guard state.waiters.isEmpty, state.value == nil, !keepsRunning else { return (waiter.continuation, false) }
             state.isClosed = true
-            defer { state.cancel = nil }
-            return (waiter.continuation, state.cancel, true)
+            return (waiter.continuation, true)
         }
         continuation?.resume(returning: false)
-        cancel?()
-        return abandoned
+        guard abandoned else { return }
+        ended(self)
+        job.cancel()
     }
 
     /// Ends the run at once: every caller is answered `nil`, and the work is cancelled.
     func abandon() {
-        let (waiting, cancel) = state.withLock { state -> ([AnswerContinuation], (@Sendable () -> Void)?) in
+        let (waiting, running) = state.withLock { state in
             state.isClosed = true
-            defer { state.cancel = nil }
-            return (state.waiters.removeAll().compactMap(\.continuation), state.value == nil ? state.cancel : nil)
+            return (state.waiters.removeAll(), state.value == nil)
         }
-        for continuation in waiting { continuation.resume(returning: false) }
-        cancel?()
+        for waiter in waiting { waiter.continuation?.resume(returning: false) }
+        if running { job.cancel() }
     }
 
-    private func finish(_ value: Value) {
-        let waiting = state.withLock { state -> [AnswerContinuation] in
+    func finish(_ value: Value) {
+        ended(self)
+        let waiting = state.withLock { state in
             state.isClosed = true
             state.value = value
-            state.cancel = nil
-            return state.waiters.removeAll().compactMap(\.continuation)
+            return state.waiters.removeAll()
         }
-        for continuation in waiting { continuation.resume(returning: true) }
+        for waiter in waiting { waiter.continuation?.resume(returning: true) }
     }
 
     private func withAnswerContinuation(_ body: (AnswerContinuation) -> Void) async -> Bool {

@@ -30,7 +30,7 @@ final class DownloadCaller: Sendable {
 /// Progress goes to the callers on one serial queue, made when first wanted, so it never runs on
 /// an event loop and never overtakes the answer; the decode runs on ``ImageWorkQueue/decoding``,
 /// except a structure check of a small body (``QuickDecoding``), which runs where the response ended.
-final class DownloadRun: DownloadQueueItem {
+final class DownloadRun: DownloadQueueItem, SharedJob {
     private enum Phase {
         /// Waiting for a queue slot.
         case queued
@@ -47,8 +47,8 @@ final class DownloadRun: DownloadQueueItem {
         var delivery: DispatchQueue?
         /// A caller with a progress handler joined (most have none: async loads, prefetches).
         var wantsProgress: Bool
-        var members: (@Sendable () -> [DownloadCaller])?
-        var finish: (@Sendable (Result<ImageLoaderResult, WebImageError>) -> Void)?
+        /// The run whose work this is, from its start to the answer.
+        var run: SharedRunHandle<DownloadCaller, Result<ImageLoaderResult, WebImageError>>?
     }
 
     /// The URL callers asked for; ``request`` may point elsewhere.
@@ -77,16 +77,8 @@ final class DownloadRun: DownloadQueueItem {
         first.run = self
     }
 
-    /// The job for the downloader's ``Downloads``.
-    var job: Downloads.Job {
-        Downloads.Job(joined: { [self] in joined($0) }) { [self] members, finish in
-            start(members: members, finish: finish)
-            return { [self] in cancel() }
-        }
-    }
-
     /// Another caller joined: a more urgent one moves the download up the queue.
-    private func joined(_ caller: DownloadCaller) {
+    func joined(_ caller: DownloadCaller) {
         caller.run = self
         let raise = state.withLock { state -> Bool in
             if caller.progress != nil { state.wantsProgress = true }
@@ -102,12 +94,9 @@ final class DownloadRun: DownloadQueueItem {
 
     // MARK: Queue slot → transfer
 
-    private func start(
-        members: @escaping @Sendable () -> [DownloadCaller], finish: @escaping @Sendable (Result<ImageLoaderResult, WebImageError>) -> Void
-    ) {
+    func start(_ run: SharedRunHandle<DownloadCaller, Result<ImageLoaderResult, WebImageError>>) {
         let priority = state.withLock { state in
-            state.members = members
-            state.finish = finish
+            state.run = run
             return state.priority
         }
         if environment.queue.startAtOnce(self) { startFromQueue() } else { environment.queue.enqueue(self, priority: priority) }
@@ -128,7 +117,7 @@ final class DownloadRun: DownloadQueueItem {
     }
 
     /// The last caller left, or every download is cancelled.
-    private func cancel() {
+    func cancel() {
         let phase = state.withLock { state in
             defer { if case .queued = state.phase { state.phase = .cancelled } }
             return state.phase
@@ -153,9 +142,9 @@ final class DownloadRun: DownloadQueueItem {
     /// decode wait to start instead of piling up their bytes.
     private func ended(_ outcome: Result<TransferOutput, WebImageError>, _ metrics: DownloadMetrics) {
         // The request is over: let it go (its carrier's hop holds it, and it holds this run).
-        let members = state.withLock { state in
+        let run = state.withLock { state in
             state.phase = .finishing
-            return state.members
+            return state.run
         }
         environment.events.emit(.stop(url))
         guard case .success(let output) = outcome, !DownloadCompletion.isQuick(output, context: context, decryptor: environment.config.decryptor) else {
@@ -163,7 +152,7 @@ final class DownloadRun: DownloadQueueItem {
         }
         ImageWorkQueue.decoding.async { [self] in
             // Everyone left while the bytes waited for a decoder: nothing to decode for.
-            let result: Result<ImageLoaderResult, WebImageError> = members?().isEmpty ?? true
+            let result: Result<ImageLoaderResult, WebImageError> = run?.members.isEmpty ?? true
                 ? .failure(.cancelled) : completion(of: outcome, metrics: metrics)
             answer(result, metrics: metrics)
         }
@@ -172,18 +161,23 @@ final class DownloadRun: DownloadQueueItem {
     /// Frees the slot and answers every caller — behind the progress sent before, if any.
     private func answer(_ result: Result<ImageLoaderResult, WebImageError>, metrics: DownloadMetrics) {
         environment.queue.remove(self)
-        let (finish, delivery) = state.withLock { state in
-            // Its callers hold this run (for their response), and the run's members hold them.
-            defer { (state.finish, state.members) = (nil, nil) }
-            return (state.finish, state.delivery)
+        let (run, delivery) = state.withLock { state in
+            // Its callers hold this download (for their response), and the run holds them.
+            defer { state.run = nil }
+            return (state.run, state.delivery)
         }
-        let done: @Sendable () -> Void = { [self] in
-            // Before any answer, as SD posts its finish notification.
-            let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
-            environment.events.emit(.finish(url, metrics: metrics, error: error))
-            finish?(result)
-        }
-        if let delivery { delivery.async(execute: done) } else { done() }
+        guard let delivery else { return finish(run, result, metrics: metrics) }
+        delivery.async { [self] in finish(run, result, metrics: metrics) }
+    }
+
+    private func finish(
+        _ run: SharedRunHandle<DownloadCaller, Result<ImageLoaderResult, WebImageError>>?, _ result: Result<ImageLoaderResult, WebImageError>,
+        metrics: DownloadMetrics
+    ) {
+        // Before any answer, as SD posts its finish notification.
+        let error: WebImageError? = if case .failure(let error) = result { error } else { nil }
+        environment.events.emit(.finish(url, metrics: metrics, error: error))
+        run?.finish(result)
     }
 
     private func completion(
@@ -204,20 +198,20 @@ final class DownloadRun: DownloadQueueItem {
     func deliverProgress(_ progress: ImageLoaderProgress) {
         // Most callers (async loads, prefetches) have no progress handler: no hop for nobody. A
         // caller joining after this check misses this report, as it would once the hop had run.
-        guard let (delivery, members) = progressQueue() else { return }
+        guard let (delivery, run) = progressQueue() else { return }
         delivery.async {
-            for caller in members() { caller.progress?(progress) }
+            for caller in run.members { caller.progress?(progress) }
         }
     }
 
     /// The serial queue progress goes out on, made when first needed; nil while nobody wants progress.
-    private func progressQueue() -> (DispatchQueue, @Sendable () -> [DownloadCaller])? {
+    private func progressQueue() -> (DispatchQueue, SharedRunHandle<DownloadCaller, Result<ImageLoaderResult, WebImageError>>)? {
         state.withLock { state in
-            guard state.wantsProgress, let members = state.members else { return nil }
-            if let queue = state.delivery { return (queue, members) }
+            guard state.wantsProgress, let run = state.run else { return nil }
+            if let queue = state.delivery { return (queue, run) }
             let queue = DispatchQueue(label: "WebImage.DownloadRun", qos: .utility)
             state.delivery = queue
-            return (queue, members)
+            return (queue, run)
         }
     }
 }

@@ -127,7 +127,7 @@ public final class ImageDownloader: ImageLoader {
                 let run = DownloadRun(
                     url: url, request: request, builder: builder, options: options, context: context, environment: environment,
                     first: caller)
-                return run.job
+                return run
             })
         } catch {
             return .failure(error)

@@ -18,7 +18,10 @@ struct DownloadRequestBuilderTests {
         var config = DownloaderConfig()
         config.cookieJar = CookieJar()
         change(&config)
-        return DownloadRequestBuilder(headers: headers, config: config, options: options, context: context)
+        let environment = DownloadEnvironment(
+            carrier: HTTP1Transport(config: config), config: config, queue: DownloadQueue(maxConcurrent: 1, order: .fifo),
+            events: DownloaderEventHub())
+        return DownloadRequestBuilder(headers: headers, environment: environment, options: options, context: context)
     }
 
     private func next(_ builder: DownloadRequestBuilder, to text: String, method: HTTPRequest.Method = .get) throws -> DownloadRequest {

@@ -18,25 +18,23 @@ struct DownloadRequestBuilder: Sendable {
     }
 
     private let headers: HTTPFields
-    private let credentials: [DownloadCredential]
-    private let cookies: CookieJar?
+    /// The downloader's config, read where it is kept (a copy of it per download showed in a bulk download).
+    private let environment: DownloadEnvironment
+    private let handlesCookies: Bool
     private let validators: HTTPValidators?
-    private let headersFilter: (@Sendable (URL, HTTPFields) -> HTTPFields)?
+    /// The context's, which win over the downloader's.
     private let modifier: (any DownloadRequestModifying)?
     private let redirectHandler: (any DownloadRedirectHandling)?
-    private let timeout: TimeInterval
 
     /// The builder for a download with `options` and `context` on a downloader whose headers are
     /// `headers` now.
-    init(headers: HTTPFields, config: DownloaderConfig, options: DownloaderOptions, context: ImageLoaderContext) {
+    init(headers: HTTPFields, environment: DownloadEnvironment, options: DownloaderOptions, context: ImageLoaderContext) {
         self.headers = headers
-        credentials = config.credentials
-        cookies = options.contains(.handleCookies) ? config.cookieJar : nil
+        self.environment = environment
+        handlesCookies = options.contains(.handleCookies)
         validators = context.cachedValidators
-        headersFilter = config.headersFilter
-        modifier = context.requestModifier ?? config.requestModifier
-        redirectHandler = context.redirectHandler ?? config.redirectHandler
-        timeout = config.downloadTimeout
+        modifier = context.requestModifier
+        redirectHandler = context.redirectHandler
     }
 
     /// The first hop's request; `nil` when the modifier refused it.
@@ -50,7 +48,7 @@ struct DownloadRequestBuilder: Sendable {
         _ response: DownloadResponse, from previous: DownloadRequest, to target: URL, method: HTTPRequest.Method, first: URL
     ) -> Redirect {
         guard let next = build(target, method: method, keepsOwnCredentials: Origin.same(first, target)) else { return .refused }
-        guard let redirectHandler else { return .follow(next) }
+        guard let redirectHandler = redirectHandler ?? environment.config.redirectHandler else { return .follow(next) }
         return redirectHandler.redirect(response, next: next).map { .follow($0) } ?? .stop
     }
 
@@ -59,19 +57,19 @@ struct DownloadRequestBuilder: Sendable {
         if !keepsOwnCredentials {
             for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] { fields[name] = nil }
         }
-        if let credential = credentials.first(where: { $0.applies(to: url) }) {
+        if !environment.config.credentials.isEmpty, let credential = environment.config.credentials.first(where: { $0.applies(to: url) }) {
             fields[.authorization] = credential.headerValue
         }
-        if let cookies, let header = cookies.cookieHeader(for: url) {
+        if handlesCookies, let header = environment.config.cookieJar.cookieHeader(for: url) {
             fields[.cookie] = header
         }
         if let validators {
             if let etag = validators.etag { fields[.ifNoneMatch] = etag }
             if let lastModified = validators.lastModified { fields[.ifModifiedSince] = lastModified }
         }
-        if let headersFilter { fields = headersFilter(url, fields) }
-        let request = DownloadRequest(url: url, method: method, headerFields: fields, timeout: timeout)
-        guard let modifier else { return request }
+        if let headersFilter = environment.config.headersFilter { fields = headersFilter(url, fields) }
+        let request = DownloadRequest(url: url, method: method, headerFields: fields, timeout: environment.config.downloadTimeout)
+        guard let modifier = modifier ?? environment.config.requestModifier else { return request }
         return modifier.modifiedRequest(request)
     }
 }

@@ -95,10 +95,13 @@ final class DownloadRun: DownloadQueueItem, SharedJob {
     // MARK: Queue slot → transfer
 
     func start(_ run: SharedRunHandle<DownloadCaller, Result<ImageLoaderResult, WebImageError>>) {
-        let priority = state.withLock { state in
+        let priority = state.withLock { state -> DownloadPriority? in
+            // Cancelled as it was made (every download cancelled at once): nothing to start.
+            guard case .queued = state.phase else { return nil }
             state.run = run
             return state.priority
         }
+        guard let priority else { return }
         if environment.queue.startAtOnce(self) { startFromQueue() } else { environment.queue.enqueue(self, priority: priority) }
     }
 

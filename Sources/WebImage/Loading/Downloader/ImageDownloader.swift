@@ -122,7 +122,7 @@ public final class ImageDownloader: ImageLoader {
         do throws(WebImageError) {
             return .success(try downloads.join(DownloadShareKey(url: url, options: options, context: context), member: caller) {
                 () throws(WebImageError) in
-                let builder = DownloadRequestBuilder(headers: httpHeaders, config: config, options: options, context: context)
+                let builder = DownloadRequestBuilder(headers: httpHeaders, environment: environment, options: options, context: context)
                 guard let request = builder.request(for: url) else { throw Self.requestRefused }
                 let run = DownloadRun(
                     url: url, request: request, builder: builder, options: options, context: context, environment: environment,

@@ -17,16 +17,12 @@ struct DownloadRequestState {
         /// No hop on a carrier: before the first, between hops (the hop policy deciding), or
         /// before a resend. `resent`: the next hop is the last one's second try.
         case idle(resent: Bool)
-        /// Hop number `hop` is on its carrier; `redirect` once its head said where it leads.
-        case inFlight(hop: Int, redirect: Redirect?, resent: Bool)
+        /// Hop number `hop` is on its carrier; `redirects` once its head said it leads elsewhere
+        /// (the next hop's request is ``nextHop``, once built).
+        case inFlight(hop: Int, redirects: Bool, resent: Bool)
         /// We stopped hop `hop` for `error`: whatever its carrier reports next ends the download with it.
         case stopping(hop: Int, WebImageError)
         case ended
-    }
-
-    /// A redirect the hop's head announced: the next hop's request, once built.
-    struct Redirect {
-        var next: DownloadRequest?
     }
 
     /// What a carrier that took a hop does with it.
@@ -112,6 +108,9 @@ struct DownloadRequestState {
     private(set) var body: ResponseBody
     private var redirects: RedirectChain
     private var visitedURL: URL?
+    /// The request built for the redirect the hop in flight announced (kept out of ``Phase``,
+    /// which every body part reads).
+    private var nextHop: DownloadRequest?
     private var lastReportedFraction = -1.0
     private let limit: Int64
     private let spill: BodySpill?
@@ -146,7 +145,7 @@ struct DownloadRequestState {
         case .idle(let resent):
             request = next
             hops += 1
-            phase = .inFlight(hop: hops, redirect: nil, resent: resent)
+            phase = .inFlight(hop: hops, redirects: false, resent: resent)
             return .success(next)
         case .ended:
             return .failure(.cancelled)
@@ -173,11 +172,12 @@ struct DownloadRequestState {
 
     mutating func head(status: Int, location: String?) -> Head {
         switch phase {
-        case .inFlight(let hop, nil, let resent):
+        case .inFlight(let hop, false, let resent):
             guard let target = redirects.target(status: status, location: location, from: request.url) else {
                 return .answer(visitedURL ?? request.url)
             }
-            phase = .inFlight(hop: hop, redirect: Redirect(), resent: resent)
+            phase = .inFlight(hop: hop, redirects: true, resent: resent)
+            nextHop = nil
             return .redirect(to: target, method: RedirectChain.method(after: status, of: request.method))
         case .stopping, .ended:
             return .ignore
@@ -188,13 +188,13 @@ struct DownloadRequestState {
 
     /// The request built for the redirect the head announced: the hop after this one.
     mutating func redirecting(to next: DownloadRequest) {
-        guard case .inFlight(let hop, .some, let resent) = phase else { return }
-        phase = .inFlight(hop: hop, redirect: Redirect(next: next), resent: resent)
+        guard case .inFlight(_, true, _) = phase else { return }
+        nextHop = next
     }
 
     /// The redirect handler stopped the chain: the redirect's head is the answer (from its URL).
     mutating func notRedirecting() -> URL {
-        if case .inFlight(let hop, .some, let resent) = phase { phase = .inFlight(hop: hop, redirect: nil, resent: resent) }
+        if case .inFlight(let hop, true, let resent) = phase { phase = .inFlight(hop: hop, redirects: false, resent: resent) }
         return visitedURL ?? request.url
     }
 
@@ -225,7 +225,7 @@ struct DownloadRequestState {
     mutating func bodyArrived(_ buffer: ByteBuffer, now: NIODeadline) -> Action {
         lastActivity = now
         switch phase {
-        case .inFlight(_, .some, _):
+        case .inFlight(_, true, _):
             // A redirect's body is read (the connection stays reusable) but not kept, and has the same limit.
             return body.discard(buffer) ? .none : stop(.transport(.responseTooLarge(limit: limit)))
         case .inFlight:
@@ -242,9 +242,10 @@ struct DownloadRequestState {
     /// The hop's response ended: the next hop, or the end.
     mutating func hopEnded() -> Action {
         switch phase {
-        case .inFlight(_, .some(let redirect), _):
+        case .inFlight(_, true, _):
             body = ResponseBody(limit: limit, spill: spill)
-            guard let next = redirect.next else {
+            defer { nextHop = nil }
+            guard let next = nextHop else {
                 return invalid("a redirect ended before its next request was built", end(.failure(.transport(.badServerResponse(reason: "a redirect with no next request")))))
             }
             switch redirects.follow(next) {

@@ -46,8 +46,7 @@ public final class ImageBinding: Sendable {
         completed: (@Sendable (Result<ImageResult, WebImageError>) -> Void)? = nil
     ) -> CombinedOperation? {
         let slot = Slot(target: ObjectIdentifier(target), key: context.setImageOperationKey ?? Self.defaultOperationKey)
-        var context = context
-        if target is any AnimatedImageTarget, context.imageCoder == nil { context.imageCoder = OnDemandAnimationCoder() }
+        let context = Self.loadContext(context, for: target)
         let display = bindings.withLock { bindings -> SlotDisplay in
             if bindings.count >= 64, bindings.count.nonzeroBitCount == 1 {  // now and then, not every call
                 bindings = bindings.filter { $0.value.target != nil }
@@ -106,6 +105,31 @@ public final class ImageBinding: Sendable {
             if !operation.isFinished, bindings[slot]?.generation == generation { bindings[slot]?.operation = operation }
         }
         return operation
+    }
+
+    /// ``setImage(on:with:placeholder:options:context:progress:completed:)`` with the image the
+    /// cache already holds for `url` as the placeholder, else `placeholder` (SD's
+    /// `sd_setImageWithPreviousCachedImageWithURL:…`): the key this load stores under, looked up
+    /// in memory and then read from disk on the caller's thread, as SD's `imageFromCacheForKey:`
+    /// does — an ``ImageCache`` only; another cache gives no previous image.
+    @discardableResult
+    public func setImageWithPreviousCachedImage(
+        on target: any ImageTarget, with url: URL?, placeholder: Image? = nil,
+        options: WebImageOptions = [], context: WebImageContext = WebImageContext(),
+        progress: ImageLoaderProgressHandler? = nil,
+        completed: (@Sendable (Result<ImageResult, WebImageError>) -> Void)? = nil
+    ) -> CombinedOperation? {
+        let previous = url.flatMap { manager.cachedImageNow(for: $0, options: options, context: Self.loadContext(context, for: target)) }
+        return setImage(on: target, with: url, placeholder: previous ?? placeholder, options: options, context: context,
+                        progress: progress, completed: completed)
+    }
+
+    /// An animation target's loads decode frames on demand unless the context names a coder.
+    private static func loadContext(_ context: WebImageContext, for target: any ImageTarget) -> WebImageContext {
+        guard target is any AnimatedImageTarget, context.imageCoder == nil else { return context }
+        var context = context
+        context.imageCoder = OnDemandAnimationCoder()
+        return context
     }
 
     /// Cancels the load running in `target`'s slot (SD's `sd_cancelCurrentImageLoad`); its

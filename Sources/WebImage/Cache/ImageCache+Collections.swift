@@ -15,6 +15,11 @@ extension ImageCache {
     /// Every collection with its counts.
     public func collections() -> [ImageCollection] { diskCache.collections() }
 
+    /// Whether `key` is on disk and its bytes, read on the disk queue (a prefetch checks each load's entry).
+    func collectionEntry(forKey key: String) async -> ImageCollectionEntry {
+        await io { self.diskCache.collectionEntry(forKey: key) }
+    }
+
     /// `collection`'s keys in order, cached or missing, with their bytes.
     public func entries(in collection: String) throws -> [ImageCollectionEntry] {
         try diskCache.entries(in: collection)

@@ -27,8 +27,8 @@ public final class ImageCache: ImageCaching {
     /// Internal, not private: a spec suspends it to put two writes in a known order.
     let ioQueue = DispatchQueue(label: "WebImage.ImageCache.io", qos: .utility, attributes: .concurrent)
     /// Writes land in the order they were asked for (a clear after a background store never finds
-    /// the entry coming back), although encodes finish out of order.
-    private let writeOrder = Mutex(DiskWriteOrder())
+    /// the entry coming back), although encodes finish out of order. Internal: a spec watches a store begin.
+    let writeOrder = Mutex(DiskWriteOrder())
     /// Disk writes asked for and not yet landed (``waitForPendingDiskWork()``).
     private let pendingWrites = DispatchGroup()
 
@@ -214,12 +214,7 @@ public final class ImageCache: ImageCaching {
         cacheType: ImageCacheType
     ) -> ImageCacheResult? {
         guard cacheType.includesMemory, let image = memoryCache.image(forKey: key) else { return nil }
-        // SD hands out a still of frame one when asked for the first frame only.
-        let answer = decodeOptions.decodeFirstFrameOnly && image.isAnimated
-            ? Image(frames: [image.frames[0]], scale: image.scale, orientation: image.orientation,
-                    format: image.format, originalData: image.originalData, hasAlpha: image.hasAlpha)
-            : image
-        return ImageCacheResult(image: answer, data: nil, cacheType: .memory)
+        return .memoryHit(image, decodeOptions: decodeOptions)
     }
 
     /// Reads on the disk queue, decodes on the decoding queue.
@@ -299,13 +294,10 @@ public final class ImageCache: ImageCaching {
 
     nonisolated(nonsending) private func writeToDisk(_ image: Image?, data: Data?, forKey key: String, validators: HTTPValidators?) async throws {
         if let data, !diskCache.config.synchronizesWrites {
-            // The caller waits for the write anyway, and writing an image into the page cache
-            // costs less than the two thread wake-ups of a hop to the disk queue and back (a bulk
-            // prefetch spent more on those than on the writes): written on this thread.
+            // A reader in the disk queue's turn, not a barrier: the caller waits for it anyway. Never
+            // written on the caller's thread, which may be an event loop.
             let ticket = writeOrder.withLock { $0.ticket(for: key) }
-            // Dispatch's non-generic `sync`: its generic one makes Optional<T>'s metadata at run time on every call.
-            var written: Result<Void, any Error> = .success(())
-            ioQueue.sync { written = Result { try store(data, ticket: ticket, forKey: key, validators: validators) } }
+            let written = await io { Result { try self.store(data, ticket: ticket, forKey: key, validators: validators) } }
             if !writeOrder.withLock({ $0.isSettled(key) }) {
                 await withCheckedContinuation { continuation in afterSettling(key) { continuation.resume() } }
             }
@@ -351,10 +343,13 @@ public final class ImageCache: ImageCaching {
         await io(barrier: true) { try? self.diskCache.refreshValidators(fresh, forKey: key) }
     }
 
-    private func io<T: Sendable>(barrier: Bool = false, _ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            ioQueue.async(flags: barrier ? .barrier : []) { continuation.resume(returning: work()) }
-        }
+    func io<T: Sendable>(barrier: Bool = false, _ work: @escaping @Sendable () -> T) async -> T {
+        await ioQueue.diskWork(barrier: barrier, work)
+    }
+
+    /// The validators stored with `key`'s bytes, read on the disk queue.
+    package func storedValidators(forKey key: String) async -> HTTPValidators? {
+        await io { self.diskCache.validators(forKey: key) }
     }
 
 }

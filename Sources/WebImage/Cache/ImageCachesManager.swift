@@ -49,7 +49,11 @@ public final class ImageCachesManager: ImageCaching {
         forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions,
         cacheType: ImageCacheType
     ) async -> ImageCacheResult? {
-        await firstAnswer(policy: \.query) {
+        let answersFromMemory = cacheType.includesMemory && !options.contains(.queryMemoryData)
+        return await firstAnswer(policy: \.query, memoryHit: { cache in
+            guard answersFromMemory, let image = cache.imageFromMemoryCache(forKey: key) else { return nil }
+            return .memoryHit(image, decodeOptions: decodeOptions)
+        }) {
             await $0.queryImage(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType)
         }
     }
@@ -73,7 +77,9 @@ public final class ImageCachesManager: ImageCaching {
     }
 
     public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-        await firstAnswer(policy: \.contains) { cache -> ImageCacheType? in
+        await firstAnswer(policy: \.contains, memoryHit: { cache in
+            cacheType.includesMemory && cache.imageFromMemoryCache(forKey: key) != nil ? .memory : nil
+        }) { cache -> ImageCacheType? in
             let found = await cache.containsImage(forKey: key, cacheType: cacheType)
             return found == .none ? nil : found
         } ?? .none
@@ -81,6 +87,14 @@ public final class ImageCachesManager: ImageCaching {
 
     public func clear(_ cacheType: ImageCacheType) async {
         _ = await forEach(policy: \.clear) { await $0.clear(cacheType) }
+    }
+
+    /// The first memory hit among the caches the query policy addresses, in its order.
+    public func imageFromMemoryCache(forKey key: String) -> Image? {
+        for cache in targets(\.query).1 {
+            if let image = cache.imageFromMemoryCache(forKey: key) { return image }
+        }
+        return nil
     }
 
     // MARK: - Policies
@@ -98,9 +112,12 @@ public final class ImageCachesManager: ImageCaching {
     }
 
     /// The first non-nil answer: in priority order (serial), or whichever comes first
-    /// (concurrent: answered at once, like SD, without waiting for the slower caches).
+    /// (concurrent: answered at once, like SD, without waiting for the slower caches) — save a
+    /// memory hit (`memoryHit`), which SD answers on the caller's thread: the first cache with
+    /// one answers before any other cache is asked, so no disk can overtake it.
     private func firstAnswer<T: Sendable>(
-        policy: KeyPath<Policies, ImageCachesManagerPolicy>, _ ask: @escaping @Sendable (any ImageCaching) async -> T?
+        policy: KeyPath<Policies, ImageCachesManagerPolicy>, memoryHit: (any ImageCaching) -> T?,
+        _ ask: @escaping @Sendable (any ImageCaching) async -> T?
     ) async -> T? {
         let (policy, caches) = targets(policy)
         guard policy == .concurrent else {
@@ -109,6 +126,9 @@ public final class ImageCachesManager: ImageCaching {
                 if let answer = await ask(cache) { return answer }
             }
             return nil
+        }
+        for cache in caches {
+            if let answer = memoryHit(cache) { return answer }
         }
         return await race(caches.map { cache in { await ask(cache) } }, cancellingLosers: false)
     }

@@ -5,7 +5,8 @@ public enum ImageCachesManagerPolicy: Sendable, Hashable, CaseIterable {
     case highestOnly
     /// Only the lowest-priority cache.
     case lowestOnly
-    /// All caches at once; for queries and lookups the first answer wins.
+    /// All caches at once; for queries and lookups the first answer wins — a memory hit first,
+    /// from the first cache holding one in memory, as SD answers those on the caller's thread.
     case concurrent
     /// One cache after another, highest first; queries and lookups stop at the first answer.
     case serial

@@ -12,6 +12,16 @@ public struct ImageCacheResult: Sendable {
         self.data = data
         self.cacheType = cacheType
     }
+
+    /// A memory tier's answer with `image`: SD hands out a still of frame one when asked for the
+    /// first frame only.
+    static func memoryHit(_ image: Image, decodeOptions: ImageDecodeOptions) -> ImageCacheResult {
+        let answer = decodeOptions.decodeFirstFrameOnly && image.isAnimated
+            ? Image(frames: [image.frames[0]], scale: image.scale, orientation: image.orientation,
+                    format: image.format, originalData: image.originalData, hasAlpha: image.hasAlpha)
+            : image
+        return ImageCacheResult(image: answer, data: nil, cacheType: .memory)
+    }
 }
 
 /// How to query a cache (SDWebImage's `SDImageCacheOptions`).
@@ -52,6 +62,10 @@ public protocol ImageCaching: Sendable {
 
     func clear(_ cacheType: ImageCacheType) async
 
+    /// The image the memory tier holds for `key`, answered on the caller's thread without I/O, as
+    /// SD answers a memory hit; `nil` by default (no tier that can answer without waiting).
+    func imageFromMemoryCache(forKey key: String) -> Image?
+
     /// The callback form (SD style): `completion` fires exactly once — with the result, or with
     /// `nil` synchronously inside ``ImageCacheToken/cancel()`` — and never after a cancel. A
     /// requirement, so a cache that can answer on the caller's thread (``ImageCache``'s memory
@@ -64,6 +78,8 @@ public protocol ImageCaching: Sendable {
 }
 
 extension ImageCaching {
+    public func imageFromMemoryCache(forKey key: String) -> Image? { nil }
+
     /// The callback form with the defaults: no options, default decoding, every tier.
     @discardableResult
     public func queryImage(

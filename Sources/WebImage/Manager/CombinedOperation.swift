@@ -18,14 +18,10 @@ public final class CombinedOperation: WebImageOperation {
     private let gate: CallbackGate<Event>
     /// Called once when the operation ends either way (the manager's running set).
     private let onEnd: @Sendable () -> Void
-    /// Whether the sink does anything with ``Event/progress(_:)``. When not, the load asks its
-    /// loader for no progress, which spares the downloader a hop to its delivery queue per report.
-    let wantsProgress: Bool
 
-    init(wantsProgress: Bool = true, sink: @escaping @Sendable (Event) -> Void, onEnd: @escaping @Sendable () -> Void = {}) {
+    init(sink: @escaping @Sendable (Event) -> Void, onEnd: @escaping @Sendable () -> Void = {}) {
         gate = CallbackGate(sink)
         self.onEnd = onEnd
-        self.wantsProgress = wantsProgress
     }
 
     public var isCancelled: Bool { gate.isCancelled }

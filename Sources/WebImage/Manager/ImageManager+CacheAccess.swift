@@ -40,6 +40,16 @@ extension ImageManager {
         return await request.cache.containsImage(forKey: key, cacheType: .all) != .none
     }
 
+    /// The image a load of `url` would find in its ``ImageCache`` now: memory, else the disk read
+    /// and decoded on this thread (SD's `imageFromCacheForKey:`); nil for any other cache.
+    func cachedImageNow(for url: URL, options: WebImageOptions, context: WebImageContext) -> Image? {
+        let request = prepare(url: url, options: options, context: context)
+        guard let key = request.key, let cache = request.cache as? ImageCache else { return nil }
+        return queryImageSynchronously(
+            in: cache, forKey: key, options: request.cacheQueryOptions.union(.queryDiskDataSync),
+            decodeOptions: request.fullKeyDecodeOptions, cacheType: request.context.queryCacheType, request: request)?.image
+    }
+
     /// Whether the cache a load of `url` would use holds its image on disk.
     public func diskImageExists(
         for url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()

@@ -7,8 +7,11 @@ extension ImageManager {
         !request.options.contains(.retryFailed) && failedURLs.contains(request.url)
     }
 
-    /// The answer, and whether it is the refreshCached image already sent (a 304).
-    func perform(_ request: LoadRequest, operation: CombinedOperation) async throws(WebImageError) -> (ImageResult, Bool) {
+    /// The answer, and whether it is the refreshCached image already sent (a 304); `callers` are
+    /// the callers waiting, who each get the progress and a refreshCached load's cached image.
+    func perform(
+        _ request: LoadRequest, callers: @escaping @Sendable () -> [LoadCaller]
+    ) async throws(WebImageError) -> (ImageResult, Bool) {
         try checkAdmitted(request)
         var cached: ImageResult?
         if let key = request.key, !request.options.contains(.fromLoaderOnly) {
@@ -16,14 +19,14 @@ extension ImageManager {
             if cached == nil, request.context.derivesFromOriginal, let originalKey = request.originalKey, originalKey != key {
                 cached = await deriveFromCachedOriginal(request, key: key, originalKey: originalKey)
             }
-            try checkCancelled(operation)
+            try checkCancelled()
             if let cached {
                 instrumentation.cacheHit(cached.cacheType)
                 guard request.options.contains(.refreshCached) else { return (cached, false) }
-                operation.send(.intermediate(cached))
+                for caller in callers() { caller.intermediate?(cached) }
             }
         }
-        return try await download(request, cached: cached, operation: operation)
+        return try await download(request, cached: cached, callers: callers)
     }
 
     private func queryCache(_ request: LoadRequest, key: String) async -> ImageResult? {
@@ -53,7 +56,7 @@ extension ImageManager {
 
     /// `cached` is set only for a refreshCached load, whose cached image was already sent.
     private func download(
-        _ request: LoadRequest, cached: ImageResult?, operation: CombinedOperation
+        _ request: LoadRequest, cached: ImageResult?, callers: @escaping @Sendable () -> [LoadCaller]
     ) async throws(WebImageError) -> (ImageResult, Bool) {
         let loader: any ImageLoader
         switch self.loader(for: request) {
@@ -63,13 +66,16 @@ extension ImageManager {
             throw fail(refusal, request)
         }
         let validators = cached == nil ? nil : await cachedValidators(request)
+        // Callers who share a load share an appetite for progress (it is part of their key).
         var progress: ImageLoaderProgressHandler?
-        if operation.wantsProgress { progress = { @Sendable in operation.send(.progress($0)) } }
+        if callers().contains(where: { $0.progress != nil }) {
+            progress = { @Sendable progress in for caller in callers() { caller.progress?(progress) } }
+        }
         let loaded: ImageLoaderResult
         do {
             loaded = try await callLoader(
                 loader, request, context: request.loaderContext(cachedValidators: validators, cachedImage: validators == nil ? nil : cached?.image),
-                progress: progress)
+                progress: progress, refreshing: cached != nil)
         } catch {
             if error == .cacheNotModified, let cached { return (cached, true) }  // 304: the cached image stands
             throw recordFailure(error, request)
@@ -82,7 +88,7 @@ extension ImageManager {
             return (cached, true)
         }
         instrumentation.downloaded(bytes: loaded.data.count)  // a 304's data is the cached copy, not a download
-        try checkCancelled(operation)
+        try checkCancelled()
         return (await finishDownload(loaded, request: request), false)
     }
 
@@ -102,11 +108,15 @@ extension ImageManager {
     }
 
     /// `loader`'s answer; a success under ``WebImageOptions/retryFailed`` takes the URL off the blocklist.
+    /// `refreshing`: a refreshCached load of a cached image, which SD loads without progressive
+    /// decoding (the cached image stays until the new one is whole).
     nonisolated(nonsending) func callLoader(
-        _ loader: any ImageLoader, _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+        _ loader: any ImageLoader, _ request: LoadRequest, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?,
+        refreshing: Bool = false
     ) async throws(WebImageError) -> ImageLoaderResult {
-        let loaded = try await loader.loadImage(
-            with: request.url, options: request.options.downloaderOptions, context: context, progress: progress)
+        var options = request.options.downloaderOptions
+        if refreshing { options.remove(.progressiveLoad) }
+        let loaded = try await loader.loadImage(with: request.url, options: options, context: context, progress: progress)
         if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
         return loaded
     }
@@ -210,11 +220,12 @@ extension ImageManager {
     /// The validators stored with the original's bytes, for a conditional request.
     private func cachedValidators(_ request: LoadRequest) async -> HTTPValidators? {
         guard let cache = request.originalCache as? ImageCache, let key = request.originalKey else { return nil }
-        return cache.diskCache.validators(forKey: key)
+        return await cache.storedValidators(forKey: key)
     }
 
-    func checkCancelled(_ operation: CombinedOperation?) throws(WebImageError) {
-        if operation?.isCancelled == true || Task.isCancelled { throw .cancelled }
+    /// The load's task is cancelled: its last caller left, or everything was cancelled.
+    func checkCancelled() throws(WebImageError) {
+        if Task.isCancelled { throw .cancelled }
     }
 
     func fail(_ error: WebImageError, _ request: LoadRequest) -> WebImageError {

@@ -32,7 +32,7 @@ extension ImageManager {
         try checkAdmitted(request)
         // A disk hit needs no decode here: the prefetch wants the bytes there, not the image.
         if request.context.queryCacheType == .disk, !request.options.contains(.fromLoaderOnly),
-           cache.diskCache.containsData(forKey: key) {
+           await cache.diskImageDataExists(forKey: key) {
             instrumentation.cacheHit(.disk)
             return
         }
@@ -49,7 +49,7 @@ extension ImageManager {
             throw recordFailure(error, request)
         }
         instrumentation.downloaded(bytes: loaded.data.count)
-        try checkCancelled(nil)
+        try checkCancelled()
         await store(loaded.image, data: loaded.data, key: key, in: cache, cacheType: .disk, validators: loaded.validators,
                     wait: request.options.contains(.waitStoreCache))
     }

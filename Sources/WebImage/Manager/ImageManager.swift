@@ -44,9 +44,12 @@ public final class ImageManager: Sendable {
     private let memoryCache: ImageCache?
     /// ``imageLoader`` when it has executors for bulk work: cast once, not per prefetch.
     let bulkLoading: (any BulkLoadExecuting)?
+    /// The callback form's operations in progress, for ``cancelAll()`` to answer at once.
     private let running = Mutex<[ObjectIdentifier: CombinedOperation]>([:])
     /// Long-way loads in progress, shared by callers asking for the same image at once.
-    let sharedLoads = SharedLoads()
+    let sharedLoads = SharedLoads(whenAbandoned: .cancel)
+    /// Numbers the loads that run alone.
+    private let loneLoads = Atomic<UInt64>(0)
 
     public init(
         cache: any ImageCaching = ImageCache.shared, loader: any ImageLoader = ImageLoadersManager.shared,
@@ -105,15 +108,25 @@ public final class ImageManager: Sendable {
         }
     }
 
-    /// Runs `request` as its own operation (shared with callers of the same image, reached by
-    /// ``cancelAll()``) for the awaiting task; cancelling the task cancels this caller's part.
+    /// The long way for an awaiting task, which waits on the load itself (shared with callers of
+    /// the same image, reached by ``cancelAll()``); cancelling the task cancels this caller's part.
     func loadTheLongWay(_ request: LoadRequest) async throws(WebImageError) -> ImageResult {
-        let result: Result<ImageResult, WebImageError> = await LoadBridge.run { deliver in
-            start(request, wantsProgress: false, immediately: true) { event in
-                if case .final(let result, _) = event { deliver(result) }
+        try await longWay(request, caller: .answerOnly).get().result
+    }
+
+    /// `request`'s load for `caller`: joined when callers of the same image share it, else alone.
+    func longWay(_ request: LoadRequest, caller: LoadCaller) async -> Result<LoadAnswer, WebImageError> {
+        instrumentation.loadStarted(request.url)
+        let key = request.shareKey(wantsProgress: caller.progress != nil).map(LoadKey.shared)
+            ?? .alone(loneLoads.add(1, ordering: .relaxed).newValue)
+        return await sharedLoads.value(for: key, member: caller) { callers in
+            do throws(WebImageError) {
+                let (result, unchanged) = try await self.perform(request, callers: callers)
+                return .success(LoadAnswer(result: result, repeatsIntermediate: unchanged))
+            } catch {
+                return .failure(error)
             }
-        }
-        return try result.get()
+        } ?? .failure(.cancelled)
     }
 
     /// ``loadImage(with:options:context:)`` with the default context — built only when the load
@@ -205,16 +218,17 @@ public final class ImageManager: Sendable {
         return loadImage(with: url, options: options, context: WebImageContext(), progress: progress, completed: completed)
     }
 
-    /// Cancels every running load (each answers ``WebImageError/cancelled``). A prefetch that
-    /// stores to disk only runs its loads in its own tasks: ``ImagePrefetcher/cancelPrefetching()``
-    /// stops those.
+    /// Cancels every running load (each answers ``WebImageError/cancelled``; the callback form
+    /// inside this call). A prefetch that stores to disk only runs its loads in its own tasks:
+    /// ``ImagePrefetcher/cancelPrefetching()`` stops those.
     public func cancelAll() {
         let operations = running.withLock { $0.values }
         for operation in operations { operation.cancel() }
+        sharedLoads.cancelAll()
     }
 
     /// Whether any load is running.
-    public var isRunning: Bool { running.withLock { !$0.isEmpty } }
+    public var isRunning: Bool { running.withLock { !$0.isEmpty } || sharedLoads.count > 0 }
 
     /// Takes `url` off the blocklist.
     public func removeFailedURL(_ url: URL) { failedURLs.remove(url) }
@@ -287,40 +301,27 @@ public final class ImageManager: Sendable {
         return hit
     }
 
-    /// Runs `request` on a task of its own, registered for ``cancelAll()``; `immediately`
-    /// (``immediateTask(_:)``) for a caller that awaits the answer anyway.
+    /// Runs `request` for the callback form: the operation is the one gate its caller's events go
+    /// through, registered for ``cancelAll()``; its task waits on the load.
     func start(
-        _ request: LoadRequest, wantsProgress: Bool = true, immediately: Bool = false,
-        sink: @escaping @Sendable (CombinedOperation.Event) -> Void
+        _ request: LoadRequest, wantsProgress: Bool = true, sink: @escaping @Sendable (CombinedOperation.Event) -> Void
     ) -> CombinedOperation {
         let box = Mutex<ObjectIdentifier?>(nil)
-        let operation = CombinedOperation(wantsProgress: wantsProgress, sink: sink) { [weak self] in
+        let operation = CombinedOperation(sink: sink) { [weak self] in
             guard let id = box.withLock({ $0 }) else { return }
             _ = self?.running.withLock { $0.removeValue(forKey: id) }
         }
         let id = ObjectIdentifier(operation)
         running.withLock { $0[id] = operation }
         box.withLock { $0 = id }
-        instrumentation.loadStarted(request.url)
-        let work: @Sendable () async -> Void
-        if let key = request.shareKey(wantsProgress: wantsProgress) {
-            work = {
-                let result = await self.sharedLoads.result(for: key, caller: operation) { leader throws(WebImageError) in
-                    try await self.perform(request, operation: leader).0
-                }
-                operation.finish(result)
+        var caller = LoadCaller(intermediate: { operation.send(.intermediate($0)) })
+        if wantsProgress { caller.progress = { operation.send(.progress($0)) } }
+        operation.attach(Task {
+            switch await longWay(request, caller: caller) {
+            case .success(let answer): operation.finish(.success(answer.result), repeatsIntermediate: answer.repeatsIntermediate)
+            case .failure(let error): operation.finish(.failure(error))
             }
-        } else {
-            work = {
-                do throws(WebImageError) {
-                    let (result, unchanged) = try await self.perform(request, operation: operation)
-                    operation.finish(.success(result), repeatsIntermediate: unchanged)
-                } catch {
-                    operation.finish(.failure(error))
-                }
-            }
-        }
-        operation.attach(immediately ? immediateTask(work) : Task(operation: work))
+        })
         return operation
     }
 }

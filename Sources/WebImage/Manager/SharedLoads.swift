@@ -21,35 +21,34 @@ struct LoadShareKey: Hashable, Sendable {
 /// download, decode, transform and the memory store, so the callers of a popular URL cost one
 /// query, one transform and one store instead of one each — and a caller arriving while the
 /// download is being delivered joins it instead of missing both the download (already ended)
-/// and the memory cache (not yet filled), which used to cost a second request.
+/// and the memory cache (not yet filled), which used to cost a second request. A load that cannot
+/// share runs alone, under a key of its own, so ``ImageManager/cancelAll()`` reaches every load.
 ///
 /// Each caller keeps its own answer: it leaves with ``WebImageError/cancelled`` when its task is
 /// cancelled, and the shared work is cancelled only when the last caller has left.
-typealias SharedLoads = SharedTasks<LoadShareKey, CombinedOperation, Result<ImageResult, WebImageError>>
+typealias SharedLoads = SharedTasks<LoadKey, LoadCaller, Result<LoadAnswer, WebImageError>>
 
-extension SharedTasks where Key == LoadShareKey, Member == CombinedOperation, Value == Result<ImageResult, WebImageError> {
-    convenience init() {
-        self.init(whenAbandoned: .cancel)
-    }
+/// Which loads run as one.
+enum LoadKey: Hashable, Sendable {
+    /// Every load of an image asked alike.
+    case shared(LoadShareKey)
+    /// One load that cannot share, numbered.
+    case alone(UInt64)
+}
 
-    /// The result of `work` for `key` — run for `caller` or joined if already running. `work`
-    /// gets the operation standing for all callers (its progress goes to each of them).
-    func result(
-        for key: LoadShareKey, caller: CombinedOperation,
-        work: @escaping @Sendable (CombinedOperation) async throws(WebImageError) -> ImageResult
-    ) async -> Result<ImageResult, WebImageError> {
-        await value(for: key, member: caller) { callers in
-            // Not cancelled through this operation but through the work's task: its cancel takes its
-            // delivery lock, which a progress fan-out holds while it waits for a caller's.
-            let leader = CombinedOperation(wantsProgress: key.wantsProgress, sink: { event in
-                guard case .progress = event else { return }
-                for operation in callers() { operation.send(event) }
-            })
-            do throws(WebImageError) {
-                return .success(try await work(leader))
-            } catch {
-                return .failure(error)
-            }
-        } ?? .failure(.cancelled)
-    }
+/// One caller of a long-way load: where its progress and a refreshCached load's cached image go
+/// (the work hands each to every caller waiting).
+struct LoadCaller: Sendable {
+    var progress: ImageLoaderProgressHandler?
+    var intermediate: (@Sendable (ImageResult) -> Void)?
+
+    /// A caller that wants the answer only.
+    static let answerOnly = LoadCaller()
+}
+
+/// A long-way load's last answer; `repeatsIntermediate`: it is the refreshCached image already
+/// sent (the server said 304), which the callback form does not deliver twice.
+struct LoadAnswer: Sendable {
+    let result: ImageResult
+    let repeatsIntermediate: Bool
 }

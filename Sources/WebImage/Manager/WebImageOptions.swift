@@ -18,6 +18,7 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let progressiveLoad = WebImageOptions(rawValue: 1 << 2)
     /// Answer with the cached image, then revalidate it with the server (`If-None-Match` /
     /// `If-Modified-Since` from the stored validators): a 304 gives no second answer, new bytes do.
+    /// A refresh of a cached image loads without ``progressiveLoad``, as in SD.
     public static let refreshCached = WebImageOptions(rawValue: 1 << 3)
     /// Send and store cookies (``DownloaderOptions/handleCookies``).
     public static let handleCookies = WebImageOptions(rawValue: 1 << 5)

@@ -16,13 +16,26 @@ import Synchronization
 /// then finds an idle keep-alive connection on its own loop; every load is an ordinary download
 /// (a slot in the downloader's queue, its request shared with other loads of the same URL).
 public final class ImagePrefetcher: Sendable {
-    /// What an observer hears, summed over every running ``PrefetchToken`` (SD's delegate), each
-    /// before the token's own progress or completion callback, as SD calls its delegate first.
+    /// What an observer hears, summed over every running ``PrefetchToken`` (SD's delegate), in
+    /// SD 4's order: a URL's ``didPrefetch(url:succeeded:finished:total:)`` after the token's
+    /// progress callback, ``didFinish(total:skipped:)`` before its completion.
     public enum Event: Sendable {
         /// One URL is done; `finished` and `total` are summed over the running tokens.
         case didPrefetch(url: URL, succeeded: Bool, finished: Int, total: Int)
-        /// Every running token is done.
+        /// Every running token is done. `total` counts every URL listed; SD 4 passes
+        /// `total - skipped` (the URLs loaded) as its `totalCount` here.
         case didFinish(total: Int, skipped: Int)
+    }
+
+    /// What a new list does to the lists already running.
+    public enum ListPolicy: Sendable, Hashable {
+        /// Lists run side by side, each with its token (SD 5); ``cancelPrefetching()`` stops the
+        /// prefetcher's own loads only.
+        case sideBySide
+        /// SD 4's prefetcher: a new list cancels the running ones, and ``cancelPrefetching()``
+        /// also cancels every load of the ``manager`` (SD 4's `[manager cancelAll]`) — on-screen
+        /// loads too when the manager is shared; SD 4's prefetcher had a manager of its own.
+        case replacing
     }
 
     public struct Settings: Sendable {
@@ -38,6 +51,8 @@ public final class ImagePrefetcher: Sendable {
         public var retryLimit = 0
         /// The wait before the first retry; each next one doubles, each with ±50 % jitter.
         public var retryDelay: Duration = .milliseconds(500)
+        /// Side by side (SD 5, the default) or one list at a time (SD 4).
+        public var lists = ListPolicy.sideBySide
         public init() {}
     }
 
@@ -111,6 +126,7 @@ public final class ImagePrefetcher: Sendable {
         completed: (@Sendable (_ finished: Int, _ skipped: Int) -> Void)?
     ) -> PrefetchToken {
         let settings = self.settings
+        replaceRunningLists(settings)
         let token = register(urls, settings: settings, progress: progress, completed: completed)
         token.attach(Task { await self.run(token, settings: settings, keeping: keeping) })
         return token
@@ -121,6 +137,7 @@ public final class ImagePrefetcher: Sendable {
         _ urls: [URL], keeping: Keeping?, progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)?
     ) async -> (finished: Int, skipped: Int) {
         let settings = self.settings
+        replaceRunningLists(settings)
         let token = register(urls, settings: settings, progress: progress, completed: nil)
         await withTaskCancellationHandler {
             await run(token, settings: settings, keeping: keeping)
@@ -130,15 +147,22 @@ public final class ImagePrefetcher: Sendable {
         return (token.finishedCount, token.skippedCount)
     }
 
-    /// Cancels every running prefetch (SD's `cancelPrefetching`).
+    /// Cancels every running prefetch (SD's `cancelPrefetching`); with ``ListPolicy/replacing``
+    /// every load of the ``manager`` as well.
     public func cancelPrefetching() {
         for token in running.withLock({ Array($0.tokens.values) }) { token.cancel() }
+        if settings.lists == .replacing { manager.cancelAll() }
     }
 
     /// Number of prefetch calls still running.
     public var runningCount: Int { running.withLock { $0.tokens.count } }
 
     // MARK: - Internals
+
+    /// SD 4 cancels the running list before it starts a new one.
+    private func replaceRunningLists(_ settings: Settings) {
+        if settings.lists == .replacing { cancelPrefetching() }
+    }
 
     /// A token for `urls`, counted among the running ones until it ends.
     private func register(
@@ -152,9 +176,9 @@ public final class ImagePrefetcher: Sendable {
         return token
     }
 
-    /// Where a collection prefetch checks each load's entry: the disk cache, and the key of each URL.
+    /// Where a collection prefetch checks each load's entry: the cache, and the key of each URL.
     private struct Keeping: Sendable {
-        let disk: DiskCache
+        let cache: ImageCache
         let keys: [String]
     }
 
@@ -163,7 +187,7 @@ public final class ImagePrefetcher: Sendable {
         let context = settings.context
         let keys = urls.map { manager.cacheKey(for: $0, context: context) ?? $0.absoluteString }
         try cache.pin(keys, in: collection)
-        return Keeping(disk: cache.diskCache, keys: keys)
+        return Keeping(cache: cache, keys: keys)
     }
 
     private func run(_ token: PrefetchToken, settings: Settings, keeping: Keeping?) async {
@@ -171,8 +195,11 @@ public final class ImagePrefetcher: Sendable {
         let repeats = PrefetchRepeats(token.urls)
         let workers = max(1, min(settings.maxConcurrentPrefetchCount, token.urls.count))
         // On the lean client's event loops when the loader has them (a load then resumes where its
-        // response arrived), spread round-robin; elsewhere on the cooperative pool.
-        let executors = manager.bulkLoading?.bulkExecutors ?? []
+        // response arrived), spread round-robin; elsewhere on the cooperative pool. Only with the
+        // library's own cache, which never blocks its caller: another may block a loop on its disk.
+        let caches = [settings.context.imageCache ?? manager.imageCache, settings.context.originalImageCache]
+        let ownCaches = caches.allSatisfy { $0 == nil || $0 is ImageCache }
+        let executors = ownCaches ? manager.bulkLoading?.bulkExecutors ?? [] : []
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<workers where !token.urls.isEmpty {
                 let executor = executors.isEmpty ? nil : executors[worker % executors.count]
@@ -195,6 +222,7 @@ public final class ImagePrefetcher: Sendable {
             await token.waitWhilePaused()
             let index = next.take()
             guard index < urls.count else { return }
+            token.noteRequested()
             let url = urls[index]
             var succeeded: Bool?
             if repeats.isRepeat(index) {
@@ -203,15 +231,15 @@ public final class ImagePrefetcher: Sendable {
                 succeeded = await load(url, settings: settings, limit: settings.maxConcurrentPrefetchCount)
                 if succeeded == true, let keeping {
                     // A store that failed (no room beside the pinned entries) fails the URL.
-                    let entry = keeping.disk.collectionEntry(forKey: keeping.keys[index])
+                    let entry = await keeping.cache.collectionEntry(forKey: keeping.keys[index])
                     succeeded = entry.isCached
                     token.addBytes(entry.bytes)
                 }
                 repeats.finish(index, outcome: succeeded)
             }
-            guard let succeeded, token.record(succeeded: succeeded, observe: { _, _ in
-                self.notify(settings.observer, url: url, succeeded: succeeded)
-            }) else { return }
+            guard let succeeded else { return }
+            let observe = settings.observer.map { observer in { @Sendable in self.notify(observer, url: url, succeeded: succeeded) } }
+            guard token.record(succeeded: succeeded, observe: observe) else { return }
         }
     }
 
@@ -242,8 +270,7 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    private func notify(_ observer: (@Sendable (Event) -> Void)?, url: URL, succeeded: Bool) {
-        guard let observer else { return }
+    private func notify(_ observer: @Sendable (Event) -> Void, url: URL, succeeded: Bool) {
         let (finished, total) = running.withLock { running in
             running.tokens.values.reduce((running.batchTotal, running.batchTotal)) {
                 ($0.0 + $1.finishedCount, $0.1 + $1.totalCount)

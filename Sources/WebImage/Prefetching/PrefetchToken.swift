@@ -6,7 +6,8 @@ import Synchronization
 /// ``pause()`` holds back loads not yet started until ``resume()``.
 public final class PrefetchToken: Sendable {
     enum Event: Sendable {
-        case progress(finished: Int, total: Int)
+        /// `then`: the prefetcher's observer, which SD 4 calls after the progress block.
+        case progress(finished: Int, total: Int, then: (@Sendable () -> Void)?)
         case completion(finished: Int, skipped: Int)
     }
 
@@ -14,11 +15,11 @@ public final class PrefetchToken: Sendable {
     public let urls: [URL]
     /// When the call was made.
     public let startDate = Date()
-    private let counts = Mutex((finished: 0, skipped: 0, bytes: 0))
+    private let counts = Mutex((requested: 0, finished: 0, skipped: 0, bytes: 0))
     private let pauseState = Mutex<(isPaused: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     private let gate: CallbackGate<Event>
     /// Called once when the token ends either way: the prefetcher's bookkeeping and its observer's
-    /// `didFinish`, which SD sends before the completion block.
+    /// `didFinish`, which SD 4 sends before the completion block.
     private let onEnd: @Sendable (PrefetchToken) -> Void
 
     init(
@@ -28,7 +29,9 @@ public final class PrefetchToken: Sendable {
         self.urls = urls
         gate = CallbackGate { event in
             switch event {
-            case .progress(let finished, let total): progress?(finished, total)
+            case .progress(let finished, let total, let then):
+                progress?(finished, total)
+                then?()
             case .completion(let finished, let skipped): completion?(finished, skipped)
             }
         }
@@ -41,8 +44,9 @@ public final class PrefetchToken: Sendable {
     public var skippedCount: Int { counts.withLock { $0.skipped } }
     /// URLs asked for (repeats included).
     public var totalCount: Int { urls.count }
-    /// The URLs asked for, as SD's seeds read it: ``totalCount``.
-    public var requestedCount: Int { urls.count }
+    /// List positions whose load has started (SD 4's `requestedCount`): a worker took them,
+    /// repeats included; it reaches ``totalCount`` once the last URL has started.
+    public var requestedCount: Int { counts.withLock { $0.requested } }
     /// Bytes of the entries stored so far, counted by prefetches into a collection (which check
     /// each entry on disk); 0 for others.
     public var byteCount: Int { counts.withLock { $0.bytes } }
@@ -82,16 +86,21 @@ public final class PrefetchToken: Sendable {
         }
     }
 
+    func noteRequested() {
+        counts.withLock { $0.requested += 1 }
+    }
+
     func addBytes(_ bytes: Int) {
         counts.withLock { $0.bytes += bytes }
     }
 
     func attach(_ task: Task<Void, Never>) { gate.attach(task) }
 
-    /// Counts one URL as done and reports it: first to `observe` (SD's delegate), then to the
-    /// progress handler, in order with every other report. `false` once cancelled.
+    /// Counts one URL as done and reports it: first to the progress handler, then to `observe`
+    /// (SD 4's delegate, called after its progress block), in order with every other report.
+    /// `false` once cancelled.
     @discardableResult
-    func record(succeeded: Bool, observe: (_ finished: Int, _ total: Int) -> Void = { _, _ in }) -> Bool {
+    func record(succeeded: Bool, observe: (@Sendable () -> Void)? = nil) -> Bool {
         var recorded = false
         gate.send {
             let finished = counts.withLock { counts in
@@ -100,8 +109,7 @@ public final class PrefetchToken: Sendable {
                 return counts.finished
             }
             recorded = true
-            observe(finished, urls.count)
-            return .progress(finished: finished, total: urls.count)
+            return .progress(finished: finished, total: urls.count, then: observe)
         }
         return recorded
     }

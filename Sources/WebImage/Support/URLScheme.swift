@@ -11,15 +11,8 @@ extension URL {
         }
     }
 
-    /// Whether the URL's scheme is `http` or `https`, in any case.
-    var hasHTTPScheme: Bool {
-        var text = absoluteString
-        return text.withUTF8 { bytes in
-            Self.schemeLength(in: bytes).map {
-                ASCII.equalsIgnoringCase(bytes[..<$0], "http") || ASCII.equalsIgnoringCase(bytes[..<$0], "https")
-            } ?? false
-        }
-    }
+    /// Whether the URL's scheme is `http` or `https`, in any case (``Origin/Scheme``).
+    var hasHTTPScheme: Bool { Origin.Scheme(of: self) != nil }
 
     /// Whether the URL has a scheme at all (`scheme != nil`, without the `String`).
     var hasAnyScheme: Bool {

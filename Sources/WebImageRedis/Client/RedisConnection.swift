@@ -37,7 +37,9 @@ public final class RedisConnection: Sendable {
                     try sync.addHandler(RedisChannelHandler(onPush: onPush))
                 }
             }
-        return bootstrap.connect(host: url.host, port: url.port)
+        // An address needs no lookup; NIO would still queue a getaddrinfo on Dispatch, which a busy process delays.
+        let address = try? SocketAddress(ipAddress: url.host, port: url.port)
+        return (address.map { bootstrap.connect(to: $0) } ?? bootstrap.connect(host: url.host, port: url.port))
             .flatMapErrorThrowing { throw RedisError.connectionFailed("\(url.host):\(url.port): \($0)") }
             .flatMap { channel in
                 let connection = channel.eventLoop.makeCompletedFuture {

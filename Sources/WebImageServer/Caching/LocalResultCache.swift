@@ -10,7 +10,7 @@ public final class LocalResultCache: ResultCaching {
     private let disk: DiskCache
     private let memory = Mutex(LRUList<CachedResult>())
     private let memoryLimit: Int
-    /// Disk reads and writes block; they run here, never on Swift concurrency's threads.
+    /// Disk reads and writes block; they run here, never on the caller's thread (``DispatchQueue/diskWork(barrier:_:)``).
     private let io = DispatchQueue(label: "WebImageServer.results", attributes: .concurrent)
 
     public init(directory: URL, maxDiskBytes: Int, memoryBytes: Int) {
@@ -20,9 +20,7 @@ public final class LocalResultCache: ResultCaching {
 
     public func result(forKey key: String) async -> CachedResult? {
         if let hit = memory.withLock({ $0.value(forKey: key) }) { return hit }
-        let stored = await withCheckedContinuation { continuation in
-            io.async { continuation.resume(returning: self.disk.data(forKey: key)) }
-        }
+        let stored = await io.diskWork { self.disk.data(forKey: key) }
         guard let stored, let result = Self.decode(stored) else { return nil }
         remember(result, forKey: key)
         return result
@@ -50,13 +48,11 @@ public final class LocalResultCache: ResultCaching {
     }
 
     public func removeResults(forSource source: String) async -> Int {
-        let keys = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
-            io.async(flags: .barrier) {
-                let keys = self.variantKeys(of: source)
-                for key in keys { self.disk.removeData(forKey: key) }
-                self.disk.removeData(forKey: Self.indexKey(source))
-                continuation.resume(returning: keys)
-            }
+        let keys = await io.diskWork(barrier: true) {
+            let keys = self.variantKeys(of: source)
+            for key in keys { self.disk.removeData(forKey: key) }
+            self.disk.removeData(forKey: Self.indexKey(source))
+            return keys
         }
         memory.withLock { memory in
             for key in keys { memory.remove(key) }
@@ -75,12 +71,7 @@ public final class LocalResultCache: ResultCaching {
     /// Waits for the writes already asked for, the disk index build and its trim (before the
     /// process exits).
     public func flush() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            io.async(flags: .barrier) {
-                self.disk.waitForPendingIndexBuild()
-                continuation.resume()
-            }
-        }
+        await io.diskWork(barrier: true) { self.disk.waitForPendingIndexBuild() }
     }
 
     private func remember(_ result: CachedResult, forKey key: String) {

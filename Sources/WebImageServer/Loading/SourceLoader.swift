@@ -17,12 +17,13 @@ public struct SourceLoader: AsyncImageLoader {
     init(config: DownloaderConfig, resolver: SourceResolver) {
         var config = config
         config.hopPolicy = SourceHopPolicy(resolver: resolver)
+        // Source loads are bulk work: the lean client, which pins each hop as AsyncHTTPClient would.
+        config.transport = .http1
         downloader = ImageDownloader(config: config)
     }
 
     public func canRequestImage(for url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+        Origin.Scheme(of: url) != nil
     }
 
     /// A source that failed once is not blocked: another request may be signed for it later, and

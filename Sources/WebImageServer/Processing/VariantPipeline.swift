@@ -21,8 +21,8 @@ final class VariantPipeline: Sendable {
     let authorizer: RequestAuthorizer
     /// Sources: WebImage's manager over the server's loader and source cache.
     let manager: ImageManager
-    /// The source cache's own disk tier, where the source's `Last-Modified` is kept with its bytes.
-    let sourceDisk: DiskCache?
+    /// The source cache, whose disk tier keeps the source's `Last-Modified` with its bytes.
+    let sourceCache: ImageCache?
     let results: any ResultCaching
     let admission: WorkAdmission
     /// Identical requests at once share one piece of work (100 cold requests for one variant → one
@@ -35,13 +35,13 @@ final class VariantPipeline: Sendable {
     /// `smart`'s face and feature detection, its points kept per source (one for the process's pipeline).
     let smartDetector: SmartDetector
 
-    init(configuration: ImageServerConfiguration, authorizer: RequestAuthorizer, manager: ImageManager, sourceDisk: DiskCache?,
+    init(configuration: ImageServerConfiguration, authorizer: RequestAuthorizer, manager: ImageManager, sourceCache: ImageCache?,
          results: any ResultCaching, admission: WorkAdmission, metrics: ServerMetrics, coders: ImageCodersManager, logger: Logger) {
         self.configuration = configuration
         smartDetector = SmartDetector(configuration: configuration.detection)
         self.authorizer = authorizer
         self.manager = manager
-        self.sourceDisk = sourceDisk
+        self.sourceCache = sourceCache
         self.results = results
         self.admission = admission
         self.metrics = metrics
@@ -188,7 +188,7 @@ final class VariantPipeline: Sendable {
             defer { metrics.span("processing", .now - processingStarted) }
             return try await maker.make(planned, accept: accept)
         }
-        result.lastModified = sourceLastModified(variant.source)
+        result.lastModified = await sourceLastModified(variant.source)
         // Kept under its source and every image its filters drew: a purge of any of them removes it.
         let storing = ContinuousClock.now
         await results.store(result, forKey: variant.key, sources: [variant.source.absoluteString] + drawn.map(\.1.absoluteString))
@@ -224,8 +224,8 @@ final class VariantPipeline: Sendable {
     }
 
     /// The `Last-Modified` the origin sent with the source, kept with its bytes in the source cache.
-    func sourceLastModified(_ source: URL) -> String? {
-        guard let sourceDisk, let key = manager.cacheKey(for: source) else { return nil }
-        return sourceDisk.validators(forKey: key)?.lastModified
+    func sourceLastModified(_ source: URL) async -> String? {
+        guard let sourceCache, let key = manager.cacheKey(for: source) else { return nil }
+        return await sourceCache.storedValidators(forKey: key)?.lastModified
     }
 }

@@ -13,7 +13,8 @@ public struct SourceResolver: Sendable {
 
     public var addressPolicy: AddressPolicy
     /// Hosts sources may come from: `images.example.com` exactly, or `*.example.com` for its
-    /// subdomains. Empty = any host whose addresses the policy allows.
+    /// subdomains (a wildcard never admits an IP address: list an address itself). Empty = any
+    /// host whose addresses the policy allows.
     public var allowedHosts: [String]
     /// Where this server listens: sources there are refused (nil = not known).
     public var servingAddresses: ServingAddresses?
@@ -28,7 +29,7 @@ public struct SourceResolver: Sendable {
 
     init(addressPolicy: AddressPolicy = AddressPolicy(), allowedHosts: [String] = [], names: DNSResolver) {
         self.addressPolicy = addressPolicy
-        self.allowedHosts = allowedHosts.map { $0.lowercased() }
+        self.allowedHosts = allowedHosts
         self.names = names
     }
 
@@ -44,24 +45,22 @@ public struct SourceResolver: Sendable {
     }
 
     public func resolve(_ url: URL) async throws(SourceRefusal) -> Target {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw .scheme(url.scheme ?? "")
-        }
+        guard Origin.Scheme(of: url) != nil else { throw .scheme(url.scheme ?? "") }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
               let rawHost = components.percentEncodedHost, !rawHost.isEmpty else { throw .noHost }
         // getaddrinfo and inet_pton stop at a NUL and other layers decode `%`: only a plain
         // spelling is judged, so the name checked is the name connected to.
         guard Self.isPlainHost(rawHost) else { throw .malformedHost }
-        let host = Self.normalized(rawHost)
+        let host = Origin.normalizedHost(rawHost)
         guard !host.isEmpty else { throw .noHost }
-        if !allowedHosts.isEmpty, !allowedHosts.contains(where: { Self.host(host, matches: $0) }) {
+        if !allowedHosts.isEmpty, !allowedHosts.contains(where: { HostPattern($0).matches(host) }) {
             throw .hostNotAllowed(host)
         }
         // The URL carries the normalized spelling, and the pin is keyed by the host the client
         // will read back from it: a spelling the pin misses (case, a trailing dot) cannot exist.
-        components.percentEncodedHost = SourceHost.urlSpelling(host)
-        guard let pinnedURL = components.url, let clientHost = pinnedURL.host.map(Self.withoutBrackets),
-              clientHost == host else { throw .malformedHost }
+        components.percentEncodedHost = Origin.urlSpelling(ofHost: host)
+        guard let pinnedURL = components.url, let origin = Origin(pinnedURL), let clientHost = pinnedURL.host,
+              clientHost == host, origin.host == host else { throw .malformedHost }
         let addresses: [IPAddress]
         if let literal = IPAddress(host) {
             addresses = [literal]
@@ -81,9 +80,8 @@ public struct SourceResolver: Sendable {
             if let reason = addressPolicy.refusal(for: address) { throw .address(address, reason) }
         }
         if let servingAddresses {
-            let port = pinnedURL.port ?? (scheme == "https" ? 443 : 80)
-            for address in addresses where servingAddresses.contains(address, port: port) {
-                throw .selfReference(address, port)
+            for address in addresses where servingAddresses.contains(address, port: origin.port) {
+                throw .selfReference(address, origin.port)
             }
         }
         return Target(url: pinnedURL, host: clientHost, address: first)
@@ -100,18 +98,6 @@ public struct SourceResolver: Sendable {
             default: false
             }
         }
-    }
-
-    private static func withoutBrackets(_ host: String) -> String {
-        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-    }
-
-    /// The one spelling of a host (``SourceHost``), shared with the cache keys.
-    static func normalized(_ host: String) -> String { SourceHost.normalized(host) }
-
-    static func host(_ host: String, matches pattern: String) -> Bool {
-        if pattern.hasPrefix("*.") { return host.hasSuffix(pattern.dropFirst()) && host.count > pattern.count - 1 }
-        return host == pattern
     }
 
     /// The system resolver's answer (`/etc/hosts`, DNS) through getaddrinfo, every family: it

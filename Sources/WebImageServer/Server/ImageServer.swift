@@ -98,7 +98,7 @@ public final class ImageServer: Sendable {
         pipeline = VariantPipeline(
             configuration: configuration,
             authorizer: RequestAuthorizer(signer: URLSigner(keys: configuration.securityKeys), allowsUnsafe: configuration.allowUnsafe),
-            manager: manager, sourceDisk: sourceCache.diskCache, results: results, admission: admission,
+            manager: manager, sourceCache: sourceCache, results: results, admission: admission,
             metrics: metrics, coders: coders, logger: logger)
         // Another instance's purge: drop this one's local copies (the shared tier is purged already).
         purgeListener = sharedTier?.purges.listen { [manager, sourceCache, localResults] source in

@@ -139,6 +139,27 @@ struct AnimatedImagePlayerTests {
         #expect(record.indices == Array(0..<12) + Array(0..<12))
     }
 
+    @Test("a consumer that never takes a frame, or takes them late and far apart, never makes the player hold more than maxBufferSize: the frames buffered and the one decoding")
+    func bufferBoundWhateverTheTiming() {
+        let provider = WatchedFrames(durations: Array(repeating: 0.125, count: 40))
+        let (player, clock, decodes, record) = makePlayer(provider)
+        let bound = 4 * SolidFrames.frameBytes
+        player.maxBufferSize = bound
+        provider.onDecode { #expect(player.bufferedBytes + SolidFrames.frameBytes <= bound, "a decode starts only with room for its frame") }
+        player.play()
+        // Never taken: time stands still, decoding fills the buffer and stops.
+        decodes.runAll()
+        #expect(player.bufferedBytes == bound && decodes.pending == 0 && provider.decodeCount == 4)
+        // Taken late: time jumps past what is decoded again and again, one decode between jumps.
+        for step in 0..<300 {
+            if step % 3 == 0 { clock.advance(by: 0.7) }
+            decodes.runOne()
+            #expect(player.bufferedBytes <= bound)
+        }
+        #expect(record.indices.count > 10, "frames still show")
+        player.stop()
+    }
+
     @Test("late decoding skips frames rather than slowing down: the frame due when decoding catches up shows, on time")
     func lateDecodeSkips() {
         let (player, clock, decodes, record) = makePlayer(SolidFrames(durations: Array(repeating: 0.125, count: 8)))

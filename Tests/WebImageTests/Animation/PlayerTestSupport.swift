@@ -46,6 +46,27 @@ final class SolidFrames: AnimatedFrameProvider {
     static var frameBytes: Int { 16 }
 }
 
+/// ``SolidFrames`` that runs a check at the start of every decode.
+final class WatchedFrames: AnimatedFrameProvider {
+    private let frames: SolidFrames
+    private let check = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init(durations: [Double]) { frames = SolidFrames(durations: durations) }
+
+    func onDecode(_ body: @escaping @Sendable () -> Void) { check.withLock { $0 = body } }
+
+    var frameCount: Int { frames.frameCount }
+    var loopCount: Int { frames.loopCount }
+    var frameDurations: [Double] { frames.frameDurations }
+    var pixelSize: PixelSize { frames.pixelSize }
+    var decodeCount: Int { frames.decodeCount }
+
+    func frame(at index: Int) throws -> Bitmap {
+        check.withLock { $0 }?()
+        return try frames.frame(at: index)
+    }
+}
+
 /// What a player handed its handlers, with the clock's time.
 final class PlayerRecorder: Sendable {
     private let log = Mutex<(frames: [(time: Double, index: Int)], loops: [Int])>(([], []))

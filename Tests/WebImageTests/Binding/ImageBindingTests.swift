@@ -301,6 +301,32 @@ struct ImageBindingTests {
         #expect(answers.last.map { if case .failure(let e) = $0 { e.code == 1000 } else { false } } == true)
     }
 
+    @Test("previous cached image as placeholder (SD's sd_setImageWithPreviousCachedImageWithURL): from memory, else read from disk before the call returns; the given placeholder when nothing is cached")
+    func previousCachedImage() async throws {
+        let fixture = try ManagerFixture(loader: FileLoader())
+        let binding = ImageBinding(manager: fixture.manager)
+        let url = try fixture.file("png-rgb.png")
+        let inMemory = try await fixture.manager.loadImage(with: url).image
+
+        let fromMemory = RecordingTarget()
+        binding.setImageWithPreviousCachedImage(on: fromMemory, with: url, placeholder: placeholder, options: .refreshCached)
+        #expect(fromMemory.shown.withLock { $0.first?.image } === inMemory)
+
+        await fixture.cache.waitForPendingDiskWork()
+        fixture.cache.memoryCache.removeAll()
+        let fromDisk = RecordingTarget()
+        let answers = ManagerAnswers()
+        binding.setImageWithPreviousCachedImage(on: fromDisk, with: url, placeholder: placeholder, options: .refreshCached,
+                                                completed: { answers.record($0) })
+        let shownFirst = try #require(fromDisk.shown.withLock { $0.first?.image })
+        #expect(shownFirst !== placeholder && shownFirst.width == inMemory.width && shownFirst.bitmap == inMemory.bitmap)
+        #expect(await eventually { answers.count >= 1 })
+
+        let uncached = RecordingTarget()
+        binding.setImageWithPreviousCachedImage(on: uncached, with: try fixture.file("png-gray.png"), placeholder: placeholder)
+        #expect(uncached.shown.withLock { $0.first?.image } === placeholder)
+    }
+
     @Test("transition rule: network and async disk animate, memory and sync disk do not")
     func transitionRule() {
         #expect(ImageBinding.shouldTransition(.none, options: []))

@@ -24,6 +24,30 @@ private final class TwoCaches {
 
 private let image = Image(bitmap: Fixtures.testCard(width: 8, height: 8))
 
+/// A memory front over a tier that answers only once `gate` opens (a remote tier's round trip):
+/// its memory hits answer on the caller's thread, every other lookup waits.
+private final class GatedTierCache: ImageCaching {
+    let front: ImageCache
+    let gate = OriginGate()
+
+    init(_ front: ImageCache) { self.front = front }
+
+    func queryImage(forKey key: String, options: ImageCacheQueryOptions, decodeOptions: ImageDecodeOptions, cacheType: ImageCacheType) async -> ImageCacheResult? {
+        await gate.wait()
+        return await front.queryImage(forKey: key, options: options, decodeOptions: decodeOptions, cacheType: cacheType)
+    }
+    func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws {
+        try await front.store(image, data: data, forKey: key, cacheType: cacheType)
+    }
+    func removeImage(forKey key: String, cacheType: ImageCacheType) async { await front.removeImage(forKey: key, cacheType: cacheType) }
+    func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+        await gate.wait()
+        return await front.containsImage(forKey: key, cacheType: cacheType)
+    }
+    func clear(_ cacheType: ImageCacheType) async { await front.clear(cacheType) }
+    func imageFromMemoryCache(forKey key: String) -> Image? { front.imageFromMemoryCache(forKey: key) }
+}
+
 private func policies(_ change: (inout ImageCachesManager.Policies) -> Void) -> ImageCachesManager.Policies {
     var policies = ImageCachesManager.Policies()
     change(&policies)
@@ -97,6 +121,26 @@ struct ImageCachesManagerTests {
         try await caches.low.store(nil, data: try Fixtures.data("png-rgb.png"), forKey: "k", cacheType: .disk)
         let result = await caches.manager.queryImage(forKey: "k", options: [], decodeOptions: .default, cacheType: .all)
         #expect(result?.cacheType == .disk && result?.image != nil)
+    }
+
+    @Test("concurrent contains and query: a memory hit in the first cache answers, however fast another cache's disk is (SD answers memory hits on the caller's thread)")
+    func concurrentMemoryHitWins() async throws {
+        let caches = try TwoCaches(policies: policies { $0.contains = .concurrent; $0.query = .concurrent })
+        let gated = GatedTierCache(caches.high)
+        defer { gated.gate.open() }
+        let manager = ImageCachesManager(caches: [caches.low, gated], policies: caches.manager.policies)
+        try await caches.low.store(nil, data: try Fixtures.data("png-rgb.png"), forKey: "k", cacheType: .disk)
+        caches.high.storeImageToMemory(image, forKey: "k")
+        // The gated cache's own lookups never answer while the gate is shut: its memory hit must.
+        #expect(await manager.containsImage(forKey: "k", cacheType: .all) == .memory)
+        let found = await manager.queryImage(forKey: "k", options: [], decodeOptions: .default, cacheType: .all)
+        #expect(found?.cacheType == .memory && found?.image === image)
+        // Two real caches, many times: the memory hit never loses the race to the other's disk.
+        for _ in 0..<50 {
+            #expect(await caches.manager.containsImage(forKey: "k", cacheType: .all) == .memory)
+        }
+        // Without a memory hit the disk answers, from whichever cache has it.
+        #expect(await caches.manager.containsImage(forKey: "k", cacheType: .disk) == .disk)
     }
 
     @Test("contains, serial: the highest cache's answer; none when no cache has it")

@@ -25,7 +25,7 @@ struct DirectAnswerTests {
             // The gate opens only once the awaiting load has joined: a loaded machine once ran its
             // task after the first download had ended, and it made a request of its own.
             #expect(await eventually {
-                origin.requestCount("/a.jpg") == 1 && downloader.environment.operations.withLock { $0.byKey.values.first?.joinedCount } == 2
+                origin.requestCount("/a.jpg") == 1 && downloader.downloads.waiting == 2
             })
             gate.open()
             let result = try await awaited.value

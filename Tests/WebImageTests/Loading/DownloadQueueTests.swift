@@ -20,10 +20,12 @@ struct DownloadQueueTests {
         }
     }
 
-    /// Holds the single slot with a gated request, queues `names`, opens the gate, and
-    /// returns the order in which the origin saw them.
+    /// Holds the single slot with a gated request, queues `names`, then — while they wait — the
+    /// `joiners` (callers of names already queued), opens the gate, and returns the order in which
+    /// the origin saw them.
     private func order(
-        _ executionOrder: DownloaderConfig.ExecutionOrder, names: [(String, DownloaderOptions)], over carrier: DownloaderConfig.Transport
+        _ executionOrder: DownloaderConfig.ExecutionOrder, names: [(String, DownloaderOptions)],
+        joiners: [(String, DownloaderOptions)] = [], over carrier: DownloaderConfig.Transport
     ) async throws -> [String] {
         var seen: [String] = []
         try await withOrigin(over: carrier, { $0.maxConcurrentDownloads = 1; $0.executionOrder = executionOrder }) { origin, downloader in
@@ -32,7 +34,8 @@ struct DownloadQueueTests {
             for (name, _) in names { origin.route("/\(name)", .fixture("png-rgb.png")) }
             let hold = downloader.record(origin.url("/hold")).recorder
             #expect(await eventually { origin.requestCount("/hold") == 1 })
-            let recorders = names.map { downloader.record(origin.url("/\($0.0)"), options: $0.1).recorder }
+            let recorders = (names + joiners).map { downloader.record(origin.url("/\($0.0)"), options: $0.1).recorder }
+            #expect(downloader.downloads.waiting == names.count + joiners.count + 1 && downloader.downloads.count == names.count + 1)
             gate.open()
             _ = await hold.value()
             for recorder in recorders { _ = await recorder.value() }
@@ -55,6 +58,13 @@ struct DownloadQueueTests {
     func priorities(_ carrier: DownloaderConfig.Transport) async throws {
         let names: [(String, DownloaderOptions)] = [("low", .lowPriority), ("a", []), ("high", .highPriority), ("b", [])]
         #expect(try await order(.fifo, names: names, over: carrier) == ["high", "a", "b", "low"])
+    }
+
+    @Test("a high-priority caller joining a queued low-priority download moves it up; a low-priority joiner never moves one down", arguments: DownloaderConfig.Transport.carriers)
+    func joinRaisesPriority(_ carrier: DownloaderConfig.Transport) async throws {
+        let names: [(String, DownloaderOptions)] = [("low", .lowPriority), ("a", []), ("b", []), ("high", .highPriority)]
+        let joiners: [(String, DownloaderOptions)] = [("low", .highPriority), ("high", .lowPriority)]
+        #expect(try await order(.fifo, names: names, joiners: joiners, over: carrier) == ["high", "low", "a", "b"])
     }
 
     @Test("suspended: nothing starts until resumed", arguments: DownloaderConfig.Transport.carriers)

@@ -193,6 +193,33 @@ struct ImageManagerHTTPTests {
         }
     }
 
+    @Test("refreshCached of a cached image turns progressive loading off, as SD does: the cached image, then the new one, no partial images between",
+          arguments: DownloaderConfig.Transport.carriers)
+    func refreshWithoutPartials(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withManager(over: carrier) { origin, manager, _ in
+            origin.route("/refresh.jpg", .fixture("jpeg-baseline.jpg"))
+            let url = origin.url("/refresh.jpg")
+            let cached = try await manager.loadImage(with: url, options: .waitStoreCache)
+            let data = Fixtures.largeProgressiveJPEG
+            // The drip of the progressive stream spec above, which makes partial images.
+            let rate = Int(Double(data.count * 4) / TestTiming.scale)
+            origin.route("/refresh.jpg", .drip(.bytes(data), bytesPerSecond: rate, chunkSize: data.count / 16, contentType: "image/jpeg"))
+            var images: [Image] = []
+            var partials = 0
+            for try await event in manager.images(with: url, options: [.refreshCached, .progressiveLoad]) {
+                switch event {
+                case .partial: partials += 1
+                case .image(let result): images.append(result.image)
+                case .progress: break
+                }
+            }
+            #expect(partials == 0)
+            #expect(images.count == 2)
+            #expect(images.first?.bitmap == cached.image.bitmap)
+            #expect(images.last?.bitmap == (try ImageCodersManager.shared.decode(data)).bitmap)
+        }
+    }
+
     @Test("a consumer that reads nothing until the download is over finds one partial image waiting, not one per round", arguments: DownloaderConfig.Transport.carriers)
     func slowConsumerKeepsNewestPartial(_ carrier: DownloaderConfig.Transport) async throws {
         try await withManager(over: carrier) { origin, manager, _ in

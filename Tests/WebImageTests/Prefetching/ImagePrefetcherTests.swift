@@ -39,8 +39,8 @@ struct ImagePrefetcherTests {
         #expect(await eventually { prefetcher.runningCount == 0 })
     }
 
-    @Test("the observer hears each URL before the progress callback, and didFinish before the completion (SD's delegate order)")
-    func observerFirst() async throws {
+    @Test("SD 4's order: each URL's progress callback, then the observer; didFinish before the completion")
+    func progressThenObserver() async throws {
         let fixture = try ManagerFixture(loader: FileLoader())
         let order = Mutex<[String]>([])
         var settings = ImagePrefetcher.Settings()
@@ -55,7 +55,7 @@ struct ImagePrefetcherTests {
         prefetcher.prefetch(list, progress: { _, _ in order.withLock { $0.append("progress") } },
                             completed: { _, _ in order.withLock { $0.append("completed") } })
         #expect(await eventually { order.withLock { $0.last } == "completed" })
-        #expect(order.withLock { $0 } == Array(repeating: ["didPrefetch", "progress"], count: 5).flatMap { $0 } + ["didFinish", "completed"])
+        #expect(order.withLock { $0 } == Array(repeating: ["progress", "didPrefetch"], count: 5).flatMap { $0 } + ["didFinish", "completed"])
     }
 
     @Test("a list with repeats costs one load per distinct URL, with a window of 1 or 16; a failed URL fails each time it is listed",
@@ -126,7 +126,7 @@ struct ImagePrefetcherTests {
         #expect(prefetcher.runningCount == 0)
     }
 
-    @Test("the observer hears each URL with counts summed over tokens, then didFinish once")
+    @Test("the observer hears each URL with counts summed over tokens, then didFinish once with every URL as the total (SD 4's totalCount there is total - skipped)")
     func observer() async throws {
         let fixture = try ManagerFixture(loader: FileLoader())
         let log = PrefetchLog()

@@ -87,7 +87,9 @@ final class RedisTestServer: Sendable {
 
     /// Whether something on ``port`` answers PING (a `NOAUTH` error counts: the server is up).
     func answersPing() async -> Bool {
-        guard let connection = try? await RedisConnection.connect(to: url, tls: clientTLS, timeout: .milliseconds(500)).get()
+        // A server not listening yet refuses at once; one that is may be slow to accept on a loaded machine.
+        guard let connection = try? await RedisConnection.connect(
+            to: url, tls: clientTLS, timeout: .nanoseconds(Int64(specConnectTimeout / .nanoseconds(1)))).get()
         else { return false }
         defer { _ = connection.close() }
         return (try? await connection.send(RedisCommand("PING")).get()) != nil

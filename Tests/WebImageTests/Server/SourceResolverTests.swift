@@ -49,9 +49,14 @@ struct SourceResolverTests {
         let resolver = SourceResolver(addressPolicy: AddressPolicy(allowsLoopback: true), allowedHosts: ["127.0.0.1", "*.example.com"])
         #expect(try await resolver.resolve(URL(string: "http://127.0.0.1:9/a.png")!).address == IPAddress("127.0.0.1"))
         await #expect(throws: SourceRefusal.hostNotAllowed("localhost")) { try await resolver.resolve(URL(string: "http://localhost/a.png")!) }
-        #expect(SourceResolver.host("img.example.com", matches: "*.example.com"))
-        #expect(!SourceResolver.host("example.com", matches: "*.example.com"))
-        #expect(!SourceResolver.host("evilexample.com", matches: "*.example.com"))
+        let named = SourceResolver(
+            addressPolicy: AddressPolicy(allowsLoopback: true), allowedHosts: ["*.Example.COM."], lookUp: { _ in [IPAddress("127.0.0.1")!] })
+        #expect(try await named.resolve(URL(string: "http://IMG.example.com./a.png")!).host == "img.example.com")
+        await #expect(throws: SourceRefusal.hostNotAllowed("example.com")) { try await resolver.resolve(URL(string: "http://example.com/a.png")!) }
+        await #expect(throws: SourceRefusal.hostNotAllowed("evilexample.com")) { try await resolver.resolve(URL(string: "http://evilexample.com/a.png")!) }
+        // A wildcard names hosts, never addresses: `*.0.0.1` does not admit 127.0.0.1.
+        let wildcardOnly = SourceResolver(addressPolicy: AddressPolicy(allowsLoopback: true), allowedHosts: ["*.0.0.1"])
+        await #expect(throws: SourceRefusal.hostNotAllowed("127.0.0.1")) { try await wildcardOnly.resolve(URL(string: "http://127.0.0.1/a.png")!) }
     }
 
     @Test("only a plain host is judged: letters, digits, - and . (or a bracketed IPv6 literal); NUL, %, space and controls are refused",

@@ -4,8 +4,9 @@ import Synchronization
 
 /// Cookies for downloads with ``DownloaderOptions/handleCookies`` (SD uses
 /// `NSHTTPCookieStorage`): stored from `Set-Cookie`, sent back to matching requests. Domain,
-/// path, `Secure` and expiry are honoured; this is a client for image hosts, not a browser
-/// (no public-suffix list, no SameSite).
+/// path, `Secure` and expiry are honoured; hosts and domains compare as ``Origin`` spells them
+/// (`a.example.` is `a.example`), and an IP address gets no domain cookies. This is a client for
+/// image hosts, not a browser (no public-suffix list, no SameSite).
 public final class CookieJar: Sendable {
     /// The jar every downloader uses unless its config names another.
     public static let shared = CookieJar()
@@ -13,9 +14,8 @@ public final class CookieJar: Sendable {
     private struct Stored: Sendable {
         var name: String
         var value: String
-        var domain: String
-        /// `true` when the cookie had no Domain attribute: only its exact host gets it back.
-        var hostOnly: Bool
+        /// Its domain and its subdomains, or — without a Domain attribute — only its exact host.
+        var hosts: HostPattern
         var path: String
         var secure: Bool
         var expires: Date?
@@ -27,37 +27,32 @@ public final class CookieJar: Sendable {
 
     /// Stores the cookies a response from `url` sets.
     public func store(setCookieHeaders headers: [String], from url: URL, now: Date = Date()) {
-        guard let host = url.host?.lowercased(), !headers.isEmpty else { return }
+        guard !headers.isEmpty, let host = Origin(url)?.host else { return }
         // An empty default domain marks cookies without a Domain attribute: host-only.
         let parsed = headers.compactMap { HTTPClient.Cookie(header: $0, defaultDomain: "") }
         cookies.withLock { cookies in
             for cookie in parsed {
-                let hostOnly = (cookie.domain ?? "").isEmpty
-                let domain = hostOnly ? host : cookie.domain!
+                let domain = cookie.domain ?? ""
+                let hosts = domain.isEmpty ? HostPattern(kind: .exactly, name: host) : HostPattern(kind: .domain, name: domain)
                 // A server may only set cookies for itself or a parent domain of itself.
-                guard hostOnly || host == domain || host.hasSuffix("." + domain) else { continue }
+                guard hosts.matches(host) else { continue }
                 let expiry = cookie.maxAge.map { now.addingTimeInterval(TimeInterval($0)) } ?? cookie.expires
-                cookies.removeAll { $0.name == cookie.name && $0.domain == domain && $0.path == cookie.path }
+                cookies.removeAll { $0.name == cookie.name && $0.hosts.name == hosts.name && $0.path == cookie.path }
                 if let expiry, expiry <= now { continue }  // an expired Set-Cookie deletes
                 cookies.append(Stored(
-                    name: cookie.name, value: cookie.value, domain: domain, hostOnly: hostOnly,
-                    path: cookie.path, secure: cookie.secure, expires: expiry))
+                    name: cookie.name, value: cookie.value, hosts: hosts, path: cookie.path, secure: cookie.secure, expires: expiry))
             }
         }
     }
 
     /// The `Cookie` header value for a request to `url`, or `nil` when no cookie matches.
     public func cookieHeader(for url: URL, now: Date = Date()) -> String? {
-        guard let host = url.host?.lowercased() else { return nil }
+        guard let origin = Origin(url) else { return nil }
         let path = url.path.isEmpty ? "/" : url.path
-        let isSecure = url.scheme?.lowercased() == "https"
         let matching = cookies.withLock { cookies in
             cookies.removeAll { $0.expires.map { $0 <= now } ?? false }
             return cookies.filter { cookie in
-                let domainMatches = cookie.hostOnly
-                    ? host == cookie.domain
-                    : host == cookie.domain || host.hasSuffix("." + cookie.domain)
-                return domainMatches && Self.pathMatches(path, cookie.path) && (!cookie.secure || isSecure)
+                cookie.hosts.matches(origin) && Self.pathMatches(path, cookie.path) && (!cookie.secure || origin.isSecure)
             }
         }
         guard !matching.isEmpty else { return nil }

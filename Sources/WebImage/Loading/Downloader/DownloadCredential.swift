@@ -8,8 +8,8 @@ public struct DownloadCredential: Sendable, Hashable, CustomStringConvertible {
     public var username: String
     public var password: String
     /// Host names the credentials go to: exact (`img.example.com`) or `*.example.com` for any
-    /// subdomain (not `example.com` itself, nor any IP address). Compared case-insensitively,
-    /// without a trailing dot.
+    /// subdomain (not `example.com` itself, nor any IP address). Compared as ``Origin`` spells
+    /// hosts: in any case, without trailing dots or an IPv6 literal's brackets.
     public var hosts: [String]
     /// Whether plain `http` may carry them, readable by anyone on the path. Default `false`.
     public var allowsPlainHTTP: Bool
@@ -23,15 +23,8 @@ public struct DownloadCredential: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a request to `url` carries these credentials.
     public func applies(to url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == "https" || (scheme == "http" && allowsPlainHTTP),
-              let host = url.host.map(Self.normalized), !host.isEmpty
-        else { return false }
-        // An address has no subdomains: `*.0.0.1` must not match 127.0.0.1.
-        let isAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
-        return hosts.map(Self.normalized).contains { pattern in
-            if pattern.hasPrefix("*.") { return !isAddress && host.hasSuffix(pattern.dropFirst()) }
-            return host == pattern
-        }
+        guard let origin = Origin(url), origin.isSecure || allowsPlainHTTP else { return false }
+        return hosts.contains { HostPattern($0).matches(origin) }
     }
 
     /// The `Authorization` header value.
@@ -39,10 +32,4 @@ public struct DownloadCredential: Sendable, Hashable, CustomStringConvertible {
 
     /// The password never appears in logs or error messages.
     public var description: String { "DownloadCredential(\(username):***, hosts: \(hosts), allowsPlainHTTP: \(allowsPlainHTTP))" }
-
-    private static func normalized(_ host: String) -> String {
-        var host = host.lowercased()
-        if host.hasSuffix(".") { host.removeLast() }
-        return host
-    }
 }

@@ -25,6 +25,8 @@ final class DownloadQueue: Sendable {
         var maxConcurrent: Int
         var order: DownloaderConfig.ExecutionOrder
         var isSuspended = false
+        /// Callers of ``holdingStarts(_:)`` in progress.
+        var holds = 0
         /// Waiting items by priority (index = ``DownloadPriority/rawValue``).
         var waiting: [Deque<any DownloadQueueItem>] = Array(repeating: [], count: DownloadPriority.allCases.count)
         var running: [ObjectIdentifier: any DownloadQueueItem] = [:]
@@ -32,7 +34,7 @@ final class DownloadQueue: Sendable {
         /// Takes the items that may start now, marking them running.
         mutating func takeStartable() -> [any DownloadQueueItem] {
             var started: [any DownloadQueueItem] = []
-            while !isSuspended, running.count < maxConcurrent,
+            while !isSuspended, holds == 0, running.count < maxConcurrent,
                   let bucket = waiting.firstIndex(where: { !$0.isEmpty }) {
                 // Deque: O(1) at both ends (an Array's removeFirst moved every waiting item).
                 let item = order == .fifo ? waiting[bucket].removeFirst() : waiting[bucket].removeLast()
@@ -58,6 +60,17 @@ final class DownloadQueue: Sendable {
         start.forEach { $0.startFromQueue() }
     }
 
+    /// Marks `item` running when it may start at once — a free slot, nobody waiting, not
+    /// suspended — without queueing it; `false` leaves it to ``enqueue(_:priority:)``.
+    func startAtOnce(_ item: any DownloadQueueItem) -> Bool {
+        state.withLock { state in
+            guard !state.isSuspended, state.holds == 0, state.running.count < state.maxConcurrent,
+                  state.waiting.allSatisfy(\.isEmpty) else { return false }
+            state.running[ObjectIdentifier(item)] = item
+            return true
+        }
+    }
+
     /// Removes `item`, waiting or running, and starts whatever its slot allows. Safe to call
     /// more than once.
     func remove(_ item: any DownloadQueueItem) {
@@ -66,6 +79,29 @@ final class DownloadQueue: Sendable {
             if state.running.removeValue(forKey: id) == nil {
                 for bucket in state.waiting.indices { state.waiting[bucket].removeAll { $0 === item } }
             }
+            return state.takeStartable()
+        }
+        start.forEach { $0.startFromQueue() }
+    }
+
+    /// Moves `item`, if it is waiting, to `priority`'s turn (a more urgent caller joined it).
+    func raise(_ item: any DownloadQueueItem, to priority: DownloadPriority) {
+        state.withLock { state in
+            for bucket in state.waiting.indices where bucket > priority.rawValue {
+                guard let index = state.waiting[bucket].firstIndex(where: { $0 === item }) else { continue }
+                state.waiting[bucket].remove(at: index)
+                state.waiting[priority.rawValue].append(item)
+                return
+            }
+        }
+    }
+
+    /// Runs `body` with no item started meanwhile; what may start then starts after it.
+    func holdingStarts(_ body: () -> Void) {
+        state.withLock { $0.holds += 1 }
+        body()
+        let start = state.withLock { state in
+            state.holds -= 1
             return state.takeStartable()
         }
         start.forEach { $0.startFromQueue() }

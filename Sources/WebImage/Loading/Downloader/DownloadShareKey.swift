@@ -24,7 +24,7 @@ struct DownloadShareKey: Hashable, Sendable {
         self.options = options.subtracting([.lowPriority, .highPriority]).rawValue
         validators = context.cachedValidators
         coder = context.coder?.coderKey
-        let shareable = (context.coder == nil || coder != nil) && context.requestModifier == nil && context.responseModifier == nil
+        let shareable = (context.coder == nil || coder != nil) && context.requestModifier == nil && context.redirectHandler == nil && context.responseModifier == nil
             && context.decryptor == nil && context.cachedData == nil && context.cachedImage == nil
         unique = shareable ? nil : UUID()
         urlHash = url.hashValue

@@ -78,8 +78,10 @@ public struct DownloaderConfig: Sendable {
     public var credentials: [DownloadCredential] = []
     /// Last word on each request's headers (SD's `headersFilter`).
     public var headersFilter: (@Sendable (URL, HTTPFields) -> HTTPFields)?
-    /// Applied to every request unless the context has its own.
+    /// Applied to every request — the first and each redirect's — unless the context has its own.
     public var requestModifier: (any DownloadRequestModifying)?
+    /// Asked about every redirect unless the context has its own (Kingfisher's redirect handler).
+    public var redirectHandler: (any DownloadRedirectHandling)?
     /// Applied to every response unless the context has its own.
     public var responseModifier: (any DownloadResponseModifying)?
     /// Applied to every body unless the context has its own.

@@ -1,18 +1,18 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
-import NIOCore
-import NIOPosix
 import Synchronization
 
-/// Downloads images over HTTP(S) on AsyncHTTPClient (SDWebImage's `SDWebImageDownloader`).
+/// Downloads images over HTTP(S) (SDWebImage's `SDWebImageDownloader`).
 ///
-/// One `DownloadOperation` per URL however many callers ask; each caller gets a
-/// ``DownloadToken``. Operations wait in the downloader's own queue (concurrency limit, FIFO or
-/// LIFO, priorities, suspend). One `HTTPClient` per downloader — its own, or one the app already
-/// has (``init(config:client:)``). ``shutdown()`` ends a downloader's work and waits for its
-/// client to close; one dropped without it closes its client on the way out, and ``shared`` lives
-/// as long as the process.
+/// One download per URL however many callers ask (a ``SharedTasks`` run: queue slot → transfer →
+/// decode); a callback caller gets a ``DownloadToken``, an awaiting one waits on the run itself.
+/// Downloads wait in the downloader's own queue (concurrency limit, FIFO or LIFO, priorities — a
+/// more urgent caller joining a waiting download moves it up —, suspend). One carrier per downloader, chosen when it is made: AsyncHTTPClient
+/// — its own `HTTPClient`, or one the app already has (``init(config:client:)``) — or the lean
+/// HTTP/1.1 client (``DownloaderConfig/Transport/http1``). ``shutdown()`` ends a downloader's work
+/// and waits for its client to close; one dropped without it closes its client on the way out,
+/// and ``shared`` lives as long as the process.
 public final class ImageDownloader: ImageLoader {
     /// The downloader the shared ``ImageLoadersManager`` uses, with the default config.
     public static let shared = ImageDownloader()
@@ -21,22 +21,23 @@ public final class ImageDownloader: ImageLoader {
     static let requestRefused = WebImageError.invalidDownloadOperation(reason: "the request modifier returned nil")
 
     public let config: DownloaderConfig
-    private let client: HTTPClient
-    /// Whether ``shutdown()`` shuts the client down: only one this downloader made.
-    private let ownsClient: Bool
     let queue: DownloadQueue
-    /// The lean client: when the config asks for it and the client is the downloader's own, or
-    /// when a hop policy must see every hop.
-    let http1: HTTP1Transport?
     let hub = DownloaderEventHub()
-    /// What its operations share, the operations in flight among it.
+    /// What its downloads share.
     let environment: DownloadEnvironment
+    /// The downloads in flight, by what lets callers share one.
+    let downloads = Downloads(whenAbandoned: .cancel)
+    private let isShutDown = Atomic<Bool>(false)
     /// The headers every request starts with.
     private let headers: Mutex<HTTPFields>
 
     public convenience init(config: DownloaderConfig = .default) {
-        self.init(config: config, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(config)),
-                  ownsClient: true)
+        if config.transport == .http1 {
+            self.init(config: config, carrier: HTTP1Transport(config: config))
+        } else {
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: AsyncHTTPClientCarrier.clientConfiguration(config))
+            self.init(config: config, carrier: AsyncHTTPClientCarrier(config: config, client: client, ownsClient: true))
+        }
     }
 
     /// A downloader on the app's own `HTTPClient` (shared with its other HTTP work: one connection
@@ -45,40 +46,23 @@ public final class ImageDownloader: ImageLoader {
     /// client that follows redirects itself hands over only the last response (one that does not
     /// leaves them to the downloader's `RedirectChain`); everything else in `config` (idle timeout
     /// per request, size limit, status and content-type checks, headers, queue) applies either way.
+    /// With a ``DownloaderConfig/hopPolicy`` every hop goes on clients the downloader makes from
+    /// `config` instead, so that no redirect escapes the policy.
     public convenience init(config: DownloaderConfig = .default, client: HTTPClient) {
-        self.init(config: config, client: client, ownsClient: false)
+        self.init(config: config, carrier: AsyncHTTPClientCarrier(config: config, client: client, ownsClient: false))
     }
 
-    private init(config: DownloaderConfig, client: HTTPClient, ownsClient: Bool) {
+    private init(config: DownloaderConfig, carrier: any Carrier) {
         self.config = config
-        self.client = client
-        self.ownsClient = ownsClient
-        // A hop policy must see every hop, so its downloads go on the client whose hops we send.
-        http1 = (ownsClient && config.transport == .http1) || config.hopPolicy != nil ? HTTP1Transport(config: config) : nil
         var headers: HTTPFields = [.accept: DownloaderConfig.defaultAccept, .userAgent: config.userAgent]
         headers.overlay(config.httpHeaders)
         self.headers = Mutex(headers)
         queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder)
-        environment = DownloadEnvironment(client: client, http1: http1, config: config, queue: queue, events: hub)
+        environment = DownloadEnvironment(carrier: carrier, config: config, queue: queue, events: hub)
     }
 
-    /// The `HTTPClient` configuration for `config` (also the base of WebImageServer's pinned clients).
-    package static func clientConfiguration(_ config: DownloaderConfig) -> HTTPClient.Configuration {
-        let timeout = TimeAmount.bound(seconds: config.downloadTimeout)
-        // No client read timeout: each request keeps its own idle timer (DownloadRequest.timeout,
-        // which starts as downloadTimeout and a request modifier may change).
-        var configuration = HTTPClient.Configuration(
-            // Redirects are the transfer's (RedirectChain): one rule set and one hop policy on every client.
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: timeout, read: nil))
-        // A refused connection fails at once, as with URLSession, instead of being retried until
-        // the connect timeout.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
-        configuration.connectionPool.idleTimeout = .bound(seconds: config.idleConnectionTimeout)
-        configuration.tlsConfiguration = config.clientTLSConfiguration
-        return configuration
-    }
+    /// The lean client, when it is this downloader's carrier.
+    var http1: HTTP1Transport? { environment.carrier as? HTTP1Transport }
 
     // MARK: ImageLoader
 
@@ -104,39 +88,49 @@ public final class ImageDownloader: ImageLoader {
         with url: URL, options: DownloaderOptions = [], context: ImageLoaderContext = .default,
         progress: ImageLoaderProgressHandler? = nil, completed: @escaping ImageLoaderCompletion
     ) -> Result<DownloadToken, WebImageError> {
-        download(url, options: options, context: context, callbacks: LoadCallbacks(progress: progress, completion: completed))
+        let callbacks = LoadCallbacks(progress: progress, completion: completed)
+        var forward: ImageLoaderProgressHandler?
+        if callbacks.wantsProgress { forward = { @Sendable in callbacks.deliverProgress($0) } }
+        let caller = DownloadCaller(progress: forward, priority: DownloadPriority(options))
+        return join(url, options: options, context: context, caller: caller).map {
+            DownloadToken(url: url, caller: caller, ticket: $0, callbacks: callbacks)
+        }
     }
 
-    func download(
-        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, callbacks: LoadCallbacks
-    ) -> Result<DownloadToken, WebImageError> {
+    /// The async load: no callback, no gate — the caller waits on the download's run itself.
+    public func loadImageResult(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async -> Result<ImageLoaderResult, WebImageError> {
+        let caller = DownloadCaller(progress: progress, priority: DownloadPriority(options))
+        switch join(url, options: options, context: context, caller: caller) {
+        case .success(let ticket): return await ticket.value() ?? .failure(.cancelled)
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    /// Joins `caller` to the download of `url` in flight, or starts one (the request built, by
+    /// app code, outside any lock); fails before any download exists for a bad URL, a request the
+    /// modifier refused, or a downloader shut down.
+    private func join(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, caller: DownloadCaller
+    ) -> Result<DownloadTicket, WebImageError> {
         guard canRequestImage(for: url), let host = url.host(percentEncoded: true), !host.isEmpty else {
             return .failure(.invalidURL(url.absoluteString))
         }
-        let key = DownloadShareKey(url: url, options: options, context: context)
-        if let token = join(key, callbacks: callbacks) { return token }
-        // Built outside the lock: the modifier and the headers filter are the app's code.
-        guard let request = makeRequest(for: url, options: options, context: context) else {
-            return .failure(Self.requestRefused)
-        }
-        let operation = DownloadOperation(
-            url: url, key: key, request: request, options: options, context: context, environment: environment)
-        let outcome = environment.operations.withLock { state -> (Result<DownloadToken, WebImageError>, Bool) in
-            if state.isShutDown { return (.failure(Self.shutDown), false) }
-            // Someone may have started the same URL while the request was being built.
-            if let token = state.joinable(key, callbacks) { return (.success(token), false) }
-            state.byKey[key] = operation
-            return (.success(operation.add(callbacks)!), true)
-        }
-        if outcome.1 { queue.enqueue(operation, priority: operation.priority) }
-        return outcome.0
-    }
-
-    /// A token on the operation for `key` in flight, if it still takes callers.
-    private func join(_ key: DownloadShareKey, callbacks: LoadCallbacks) -> Result<DownloadToken, WebImageError>? {
-        environment.operations.withLock { state in
-            if state.isShutDown { return .failure(Self.shutDown) }
-            return state.joinable(key, callbacks).map { .success($0) }
+        guard !isShutDown.load(ordering: .acquiring) else { return .failure(Self.shutDown) }
+        let environment = environment
+        do throws(WebImageError) {
+            return .success(try downloads.join(DownloadShareKey(url: url, options: options, context: context), member: caller) {
+                () throws(WebImageError) in
+                let builder = DownloadRequestBuilder(headers: httpHeaders, environment: environment, options: options, context: context)
+                guard let request = builder.request(for: url) else { throw Self.requestRefused }
+                let run = DownloadRun(
+                    url: url, request: request, builder: builder, options: options, context: context, environment: environment,
+                    first: caller)
+                return run
+            })
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -159,12 +153,8 @@ public final class ImageDownloader: ImageLoader {
 
     /// Cancels every download; each caller gets ``WebImageError/cancelled``.
     public func cancelAllDownloads() {
-        let operations = environment.operations.withLock { state in
-            defer { state.byKey = [:] }
-            return Array(state.byKey.values)
-        }
-        let finishers = operations.map { $0.prepareCancelAll() }
-        finishers.forEach { $0() }
+        // Every download is told before any freed slot starts one about to be cancelled.
+        queue.holdingStarts { downloads.cancelAll() }
     }
 
     /// Downloads queued or running (SD's `currentDownloadCount`).
@@ -193,42 +183,26 @@ public final class ImageDownloader: ImageLoader {
     /// later load through the shared manager.
     public func shutdown() async throws {
         guard stop() else { return }
-        if ownsClient { try await client.shutdown() }
+        let carrier = environment.carrier
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in carrier.shutdown { done.resume() } }
     }
 
     /// A downloader dropped without ``shutdown()`` still lets its own client go: SDWebImage's users
     /// never shut a downloader down, and AsyncHTTPClient leaks a client nobody shuts down (a debug
     /// build traps on it). The client keeps itself alive until its shutdown has finished.
     deinit {
-        if stop(), ownsClient { client.shutdown { _ in } }
+        if stop() { environment.carrier.shutdown {} }
     }
 
     /// Marks the downloader shut down and stops its work: false when it already was.
     private func stop() -> Bool {
-        let alreadyDown = environment.operations.withLock { state in
-            defer { state.isShutDown = true }
-            return state.isShutDown
-        }
-        guard !alreadyDown else { return false }
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return false }
         cancelAllDownloads()
-        http1?.shutdown()
         hub.finishAll()
         return true
     }
 }
 
-extension ImageDownloader {
-    /// The async load: its completion only resumes the awaiting task, so the operation answers it
-    /// on the thread the response ended on instead of through its delivery queue.
-    public func loadImageResult(
-        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
-    ) async -> Result<ImageLoaderResult, WebImageError> {
-        await LoadBridge.run { completion in
-            let callbacks = LoadCallbacks(progress: progress, completion: completion, resumesTask: true)
-            switch download(url, options: options, context: context, callbacks: callbacks) {
-            case .success(let token): return token
-            case .failure(let error): return LoadCallbacks.failed(error, completion: completion)
-            }
-        }
-    }
-}
+/// The downloads of one downloader, shared by key.
+typealias Downloads = SharedTasks<DownloadShareKey, DownloadCaller, Result<ImageLoaderResult, WebImageError>>
+typealias DownloadTicket = SharedTicket<DownloadCaller, Result<ImageLoaderResult, WebImageError>>

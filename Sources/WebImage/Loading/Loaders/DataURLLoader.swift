@@ -2,20 +2,18 @@ import Foundation
 
 /// Loads `data:` URLs (RFC 2397): `data:image/png;base64,iVBOR…` and percent-encoded
 /// `data:image/svg+xml,%3Csvg…`.
-public struct DataURLLoader: ImageLoader {
+public struct DataURLLoader: AsyncImageLoader {
     public init() {}
 
     public func canRequestImage(for url: URL) -> Bool {
         url.hasScheme("data")
     }
 
-    @discardableResult
-    public func requestImage(
-        with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
-        progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
-    ) -> any WebImageOperation {
+    public func load(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async throws(WebImageError) -> ImageLoaderResult {
         let string = url.absoluteString
-        return LoadCallbacks.loadLocally(url, options: options, context: context, progress: progress, completed: completed) {
+        return try await LocalImageLoading.load(url, options: options, context: context, progress: progress) {
             Self.payload(of: string).map { .success($0) } ?? .failure(.invalidURL(Self.abbreviated(string)))
         }
     }

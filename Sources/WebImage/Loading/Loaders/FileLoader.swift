@@ -11,7 +11,7 @@ import Glibc
 /// `ImageLoadersManager.shared.addLoader(FileLoader())`, or a manager of your own (the CLI does).
 /// Only regular files are read (a FIFO would block and `/dev/zero` never ends), and at most
 /// ``maximumFileSize`` bytes.
-public struct FileLoader: ImageLoader {
+public struct FileLoader: AsyncImageLoader {
     /// The largest file read; a bigger one fails with ``TransportError/responseTooLarge(limit:)``.
     /// Default 50 MB, the downloader's ``DownloaderConfig/maximumResponseSize``.
     public var maximumFileSize: Int64
@@ -24,16 +24,12 @@ public struct FileLoader: ImageLoader {
         url.hasScheme("file") || (!url.hasAnyScheme && url.path.hasPrefix("/"))
     }
 
-    @discardableResult
-    public func requestImage(
-        with url: URL, options: DownloaderOptions, context: ImageLoaderContext,
-        progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion
-    ) -> any WebImageOperation {
+    public func load(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
+    ) async throws(WebImageError) -> ImageLoaderResult {
         let path = url.path
         let limit = maximumFileSize
-        return LoadCallbacks.loadLocally(url, options: options, context: context, progress: progress, completed: completed) {
-            Self.read(path, limit: limit)
-        }
+        return try await LocalImageLoading.load(url, options: options, context: context, progress: progress) { Self.read(path, limit: limit) }
     }
 
     /// Reads a regular file of at most `limit` bytes. Opened without blocking and checked on the

@@ -27,8 +27,8 @@ public protocol ImageLoader: Sendable {
 
     /// The load for an awaiting task, which ``loadImage(with:options:context:progress:)`` calls. The
     /// default starts ``requestImage(with:options:context:progress:completed:)`` and awaits its
-    /// completion; a loader that can answer the task more directly implements it (the downloader
-    /// answers where the response ended, sparing a hop to a delivery queue per image).
+    /// completion (for a loader written only with callbacks); every WebImage loader — the
+    /// downloader, ``AsyncImageLoader``s, the loaders manager — answers the task directly.
     func loadImageResult(
         with url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?
     ) async -> Result<ImageLoaderResult, WebImageError>

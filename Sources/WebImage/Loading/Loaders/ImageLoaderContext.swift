@@ -15,8 +15,10 @@ public struct ImageLoaderContext: Sendable {
     public var scaleDownLimitBytes: Int
     /// The coder to decode with (SD's `.imageCoder`); `nil` = ``ImageCodersManager/shared``.
     public var coder: (any ImageCoder)?
-    /// Changes or vetoes the request (overrides the downloader's).
+    /// Changes or vetoes each hop's request (overrides the downloader's).
     public var requestModifier: (any DownloadRequestModifying)?
+    /// Sees, changes or stops each redirect (overrides the downloader's).
+    public var redirectHandler: (any DownloadRedirectHandling)?
     /// Changes or vetoes the response (overrides the downloader's).
     public var responseModifier: (any DownloadResponseModifying)?
     /// Turns the received bytes into image bytes (overrides the downloader's).
@@ -36,7 +38,8 @@ public struct ImageLoaderContext: Sendable {
         requestModifier: (any DownloadRequestModifying)? = nil,
         responseModifier: (any DownloadResponseModifying)? = nil,
         decryptor: (any DownloadDecrypting)? = nil,
-        cachedValidators: HTTPValidators? = nil, cachedData: Data? = nil, cachedImage: Image? = nil
+        cachedValidators: HTTPValidators? = nil, cachedData: Data? = nil, cachedImage: Image? = nil,
+        redirectHandler: (any DownloadRedirectHandling)? = nil
     ) {
         self.cacheKey = cacheKey
         self.scaleFactor = scaleFactor
@@ -44,6 +47,7 @@ public struct ImageLoaderContext: Sendable {
         self.scaleDownLimitBytes = scaleDownLimitBytes
         self.coder = coder
         self.requestModifier = requestModifier
+        self.redirectHandler = redirectHandler
         self.responseModifier = responseModifier
         self.decryptor = decryptor
         self.cachedValidators = cachedValidators

@@ -1,7 +1,9 @@
+import Dispatch
 import Synchronization
 
-/// Turns a callback-style load — a loader's, or the manager's own operation — into an `async`
-/// call whose task cancellation cancels the load, even a cancel that comes before the load started.
+/// Turns a callback-style loader's load into an `async` call whose task cancellation cancels the
+/// load, even a cancel that comes before the load started — the edge where a loader written only
+/// with callbacks meets an awaiting caller (WebImage's own loaders answer awaiting callers directly).
 enum LoadBridge {
     private struct State {
         var operation: (any WebImageOperation)?
@@ -27,7 +29,9 @@ enum LoadBridge {
                 state.isCancelled = true
                 return state.operation
             }
-            operation?.cancelFromCancellationHandler()
+            // Not here: the runtime runs this handler under the task's status lock, and the
+            // loader's cancel may wait for a delivery in flight that is resuming this very task.
+            if let operation { DispatchQueue.global().async { operation.cancel() } }
         }
     }
 }

@@ -1,8 +1,9 @@
 import Dispatch
 
-/// One caller's progress and completion for a load: progress in order, the completion exactly
-/// once, nothing after ``cancel()`` returns (`CallbackGate`). It is also the operation a loader
-/// hands back for a load that is only this caller's (async loaders, local loads, early failures).
+/// One callback caller's progress and completion for a load — the gate at the public edge of the
+/// callback form: progress in order, the completion exactly once, nothing after ``cancel()``
+/// returns (`CallbackGate`). It is also the operation a loader hands back for a load that is only
+/// this caller's (async loaders, early failures).
 final class LoadCallbacks: WebImageOperation {
     private enum Event: Sendable {
         case progress(ImageLoaderProgress)
@@ -11,16 +12,9 @@ final class LoadCallbacks: WebImageOperation {
 
     private let gate: CallbackGate<Event>
     let wantsProgress: Bool
-    /// The completion only resumes an awaiting task (``LoadBridge``): cheap and free of user code,
-    /// so it may run on any thread, an event loop included. Progress is user code either way.
-    let resumesTask: Bool
-    /// Answered on the thread the load ends on, an event loop included: it only resumes a task
-    /// and runs no progress handler. Others are answered off it.
-    var isAnsweredInPlace: Bool { resumesTask && !wantsProgress }
 
-    init(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion, resumesTask: Bool = false) {
+    init(progress: ImageLoaderProgressHandler?, completion: @escaping ImageLoaderCompletion) {
         wantsProgress = progress != nil
-        self.resumesTask = resumesTask
         gate = CallbackGate { event in
             switch event {
             case .progress(let value): progress?(value)

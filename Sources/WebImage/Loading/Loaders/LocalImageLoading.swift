@@ -1,28 +1,35 @@
 import Foundation
+import Synchronization
 
-/// A load that needs no network (`file:`, `data:`): read and decode in the decoding queue's
-/// turn, complete once. Shared by ``FileLoader`` and ``DataURLLoader``.
-extension LoadCallbacks {
-    /// A started load: `read` and the decode run in the decoding queue's turn, then the result is delivered.
-    static func loadLocally(
-        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext,
-        progress: ImageLoaderProgressHandler?, completed: @escaping ImageLoaderCompletion,
+/// A load that needs no network (`file:`, `data:`): read and decode in the decoding queue's turn.
+/// Shared by ``FileLoader`` and ``DataURLLoader``.
+enum LocalImageLoading {
+    static func load(
+        _ url: URL, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgressHandler?,
         read: @escaping @Sendable () -> Result<Data, WebImageError>
-    ) -> LoadCallbacks {
-        let callbacks = LoadCallbacks(progress: progress, completion: completed)
-        ImageWorkQueue.decoding.async {
-            guard !callbacks.isCompleted else { return }
-            let result = read().flatMap { data -> Result<ImageLoaderResult, WebImageError> in
-                let size = Int64(data.count)
-                callbacks.deliverProgress(ImageLoaderProgress(receivedSize: size, expectedSize: size, url: url))
-                return LoaderDecoding.decode(data, url: url, options: options, context: context)
-                    .map { ImageLoaderResult(image: $0, data: data) }
+    ) async throws(WebImageError) -> ImageLoaderResult {
+        // Cancelled while it waited for its turn: nothing to read for.
+        let cancelled = CancelledFlag()
+        let result: Result<ImageLoaderResult, WebImageError> = await withTaskCancellationHandler {
+            await ImageWorkQueue.decoding.run { () -> Result<ImageLoaderResult, WebImageError> in
+                guard !cancelled.isSet else { return .failure(.cancelled) }
+                return read().flatMap { data -> Result<ImageLoaderResult, WebImageError> in
+                    let size = Int64(data.count)
+                    progress?(ImageLoaderProgress(receivedSize: size, expectedSize: size, url: url))
+                    return LoaderDecoding.decode(data, url: url, options: options, context: context)
+                        .map { ImageLoaderResult(image: $0, data: data) }
+                }
             }
-            // Answered from a GCD thread, as downloads are: a continuation resumed straight from
-            // the worker thread gave ThreadSanitizer no happens-before edge to the awaiting task
-            // (two reports in ImageLoadersManagerTests), though the gate's lock orders it.
-            DispatchQueue.global().async { callbacks.complete(result) }
+        } onCancel: {
+            cancelled.set()
         }
-        return callbacks
+        return try result.get()
     }
+}
+
+/// Set once the load's task is cancelled.
+private final class CancelledFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
 }

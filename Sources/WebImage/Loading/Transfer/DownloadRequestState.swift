@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 
 /// Everything one download decides, as a value: it takes the events of the download's hops — a
@@ -6,8 +7,34 @@ import NIOCore
 /// ``DownloadTransfer`` only carries the actions out, on whichever carrier moves the bytes, so every
 /// carrier gets the same rules: the redirect chain, the head's checks, the body budget (a redirect's
 /// body counted, not kept), the idle and resource deadlines, the retry of a request a kept-alive
-/// connection dropped unanswered, progress pacing, error mapping and one end.
+/// connection dropped unanswered, progress pacing and one end.
+///
+/// Where the download is is one ``Phase``; an event its phase cannot take (a head with no hop in
+/// flight) is a bug in a carrier or the transfer, a trap in debug builds.
 struct DownloadRequestState {
+    /// Where the download is.
+    enum Phase {
+        /// No hop on a carrier: before the first, between hops (the hop policy deciding), or
+        /// before a resend. `resent`: the next hop is the last one's second try.
+        case idle(resent: Bool)
+        /// Hop number `hop` is on its carrier; `redirects` once its head said it leads elsewhere
+        /// (the next hop's request is ``nextHop``, once built).
+        case inFlight(hop: Int, redirects: Bool, resent: Bool)
+        /// We stopped hop `hop` for `error`: whatever its carrier reports next ends the download with it.
+        case stopping(hop: Int, WebImageError)
+        case ended
+    }
+
+    /// What a carrier that took a hop does with it.
+    enum Carried {
+        /// Keep it as the hop in flight.
+        case inFlight
+        /// Stop it at once: the download ended, or was stopped, before it started.
+        case stop
+        /// Nothing: it has already ended (its carrier was quicker than its sender).
+        case over
+    }
+
     /// What the transfer does next.
     enum Action {
         case none
@@ -26,8 +53,12 @@ struct DownloadRequestState {
 
     /// What a hop's head is.
     enum Head {
-        /// A redirect this download follows: its body is read, not kept.
-        case redirect
+        /// A redirect this download would follow (its body is read, not kept): the next hop's
+        /// request, `method` to `target`, is to be built — app code, so outside any lock — and
+        /// handed to ``redirecting(to:)``, or the redirect turned down (``notRedirecting()``).
+        case redirect(to: URL, method: HTTPRequest.Method)
+        /// Nothing to do: a head of a hop being stopped.
+        case ignore
         /// The answer from `url`: to be checked (``ResponseAcceptance``, which runs app code, so
         /// outside any lock), then handed to ``accept(_:now:)``.
         case answer(URL)
@@ -70,24 +101,19 @@ struct DownloadRequestState {
     private(set) var responseAt: NIODeadline?
     /// When the last head or body part arrived (or the download started): the idle timer's mark.
     private(set) var lastActivity: NIODeadline
-    /// A hop is on a carrier (not between hops, not with the hop policy).
-    private(set) var hopInFlight = false
-    /// The hop's request went out once more (a hop is retried at most once).
-    private var resent = false
-    private(set) var isEnded = false
+    private(set) var phase = Phase.idle(resent: false)
+    /// Hops handed to a carrier so far (the one in flight is the last).
+    private(set) var hops = 0
     /// The hop's body (a redirect's is counted, not kept).
     private(set) var body: ResponseBody
     private var redirects: RedirectChain
-    /// Where the response in flight redirects, and its status.
-    private var redirect: (target: URL, status: UInt)?
     private var visitedURL: URL?
+    /// The request built for the redirect the hop in flight announced (kept out of ``Phase``,
+    /// which every body part reads).
+    private var nextHop: DownloadRequest?
     private var lastReportedFraction = -1.0
-    /// Why we stopped the download ourselves: it wins over what the carrier reports after.
-    private var failure: WebImageError?
-    private let firstURL: URL
     private let limit: Int64
     private let spill: BodySpill?
-    private let redirectLimit: Int
     private let minimumProgressInterval: Double
     private let idleTimeout: TimeAmount?
     /// When the whole download must be over (``DownloaderConfig/resourceTimeout``).
@@ -97,10 +123,8 @@ struct DownloadRequestState {
     init(request: DownloadRequest, limits: Limits, spills: Bool, now: NIODeadline) {
         deadline = limits.resourceTimeout.map { now + $0 }
         self.request = request
-        firstURL = request.url
         limit = limits.responseSize
         spill = spills ? limits.spill : nil
-        redirectLimit = limits.redirects
         minimumProgressInterval = limits.progressInterval
         idleTimeout = TimeAmount.limit(seconds: request.timeout)
         redirects = RedirectChain(from: request.url, limit: limits.redirects)
@@ -110,20 +134,33 @@ struct DownloadRequestState {
 
     // MARK: Hops
 
-    /// The hop policy allowed `next`: the request to carry, or the error that ends the download
-    /// when it ended or failed meanwhile.
-    mutating func allowed(_ next: DownloadRequest) -> Result<DownloadRequest, WebImageError> {
-        request = next
-        redirect = nil
-        guard !isEnded, failure == nil else { return .failure(failure ?? .cancelled) }
-        return .success(next)
+    var isEnded: Bool {
+        if case .ended = phase { true } else { false }
     }
 
-    /// A carrier took the hop; `true` when it must be stopped at once (the download ended meanwhile).
-    mutating func carried() -> Bool {
-        guard !isEnded, failure == nil else { return true }
-        hopInFlight = true
-        return false
+    /// The hop policy allowed `next`: the request to carry (a hop now in flight, number ``hops``),
+    /// or the error that ends the download when it ended meanwhile.
+    mutating func allowed(_ next: DownloadRequest) -> Result<DownloadRequest, WebImageError> {
+        switch phase {
+        case .idle(let resent):
+            request = next
+            hops += 1
+            phase = .inFlight(hop: hops, redirects: false, resent: resent)
+            return .success(next)
+        case .ended:
+            return .failure(.cancelled)
+        case .inFlight, .stopping:
+            return invalid("a hop allowed while another is in flight", .failure(.cancelled))
+        }
+    }
+
+    /// A carrier took hop number `hop`.
+    func carried(hop: Int) -> Carried {
+        switch phase {
+        case .inFlight(hop, _, _): .inFlight
+        case .stopping(hop, _), .ended: .stop
+        case .idle, .inFlight, .stopping: .over
+        }
     }
 
     /// A head arrived from `url` (each hop's, the last included).
@@ -134,8 +171,36 @@ struct DownloadRequestState {
     }
 
     mutating func head(status: Int, location: String?) -> Head {
-        redirect = redirects.target(status: status, location: location, from: request.url).map { ($0, UInt(status)) }
-        return redirect == nil ? .answer(visitedURL ?? request.url) : .redirect
+        switch phase {
+        case .inFlight(let hop, false, let resent):
+            guard let target = redirects.target(status: status, location: location, from: request.url) else {
+                return .answer(visitedURL ?? request.url)
+            }
+            phase = .inFlight(hop: hop, redirects: true, resent: resent)
+            nextHop = nil
+            return .redirect(to: target, method: RedirectChain.method(after: status, of: request.method))
+        case .stopping, .ended:
+            return .ignore
+        case .idle, .inFlight:
+            return invalid("a head with no hop waiting for one", .ignore)
+        }
+    }
+
+    /// The request built for the redirect the head announced: the hop after this one.
+    mutating func redirecting(to next: DownloadRequest) {
+        guard case .inFlight(_, true, _) = phase else { return }
+        nextHop = next
+    }
+
+    /// The redirect handler stopped the chain: the redirect's head is the answer (from its URL).
+    mutating func notRedirecting() -> URL {
+        if case .inFlight(let hop, true, let resent) = phase { phase = .inFlight(hop: hop, redirects: false, resent: resent) }
+        return visitedURL ?? request.url
+    }
+
+    /// The hop in flight fails for `error` (the next hop's request was refused).
+    mutating func fail(_ error: WebImageError) -> Action {
+        stop(error)
     }
 
     /// The checks' verdict on the answer's head: progress from zero, or the hop stopped.
@@ -151,6 +216,7 @@ struct DownloadRequestState {
         expected = response!.expectedContentLength
         (responseAt, lastActivity) = (now, now)
         if let refusal { return stop(refusal) }
+        guard case .inFlight = phase else { return .none }
         // Room up front only for an accepted body, never past the limit: a 304 has none, whatever it declares.
         if expected > 0, response!.statusCode != 304 { body.reserve(expected) }
         return .progress(received: 0, expected: expected)
@@ -158,48 +224,76 @@ struct DownloadRequestState {
 
     mutating func bodyArrived(_ buffer: ByteBuffer, now: NIODeadline) -> Action {
         lastActivity = now
-        // A redirect's body is read (the connection stays reusable) but not kept, and has the same limit.
-        if redirect != nil { return body.discard(buffer) ? .none : stop(.transport(.responseTooLarge(limit: limit))) }
-        received += Int64(buffer.readableBytes)
-        guard body.append(buffer) else { return stop(.transport(.responseTooLarge(limit: limit))) }
-        return shouldReport() ? .progress(received: received, expected: expected) : .none
+        switch phase {
+        case .inFlight(_, true, _):
+            // A redirect's body is read (the connection stays reusable) but not kept, and has the same limit.
+            return body.discard(buffer) ? .none : stop(.transport(.responseTooLarge(limit: limit)))
+        case .inFlight:
+            received += Int64(buffer.readableBytes)
+            guard body.append(buffer) else { return stop(.transport(.responseTooLarge(limit: limit))) }
+            return shouldReport() ? .progress(received: received, expected: expected) : .none
+        case .stopping, .ended:
+            return .none
+        case .idle:
+            return invalid("a body part with no hop in flight", .none)
+        }
     }
 
     /// The hop's response ended: the next hop, or the end.
     mutating func hopEnded() -> Action {
-        hopInFlight = false
-        if let (target, status) = redirect {
+        switch phase {
+        case .inFlight(_, true, _):
             body = ResponseBody(limit: limit, spill: spill)
-            resent = false
-            switch redirects.follow(request, to: target, status: status) {
-            case .success(let next): return .send(next)
-            case .failure(let error): return end(.failure(mapped(error)))
+            defer { nextHop = nil }
+            guard let next = nextHop else {
+                return invalid("a redirect ended before its next request was built", end(.failure(.transport(.badServerResponse(reason: "a redirect with no next request")))))
             }
+            switch redirects.follow(next) {
+            case .success(let next):
+                phase = .idle(resent: false)
+                return .send(next)
+            case .failure(let error):
+                return end(.failure(error))
+            }
+        case .inFlight:
+            guard let response else { return end(.failure(.transport(.badServerResponse(reason: "no response head")))) }
+            return end(.success(TransferOutput(data: body.data(), response: response)))
+        case .stopping(_, let error):
+            return end(.failure(error))
+        case .ended:
+            return .none
+        case .idle:
+            return invalid("a hop ended with none in flight", .none)
         }
-        guard let response else { return end(.failure(.transport(.badServerResponse(reason: "no response head")))) }
-        return end(.success(TransferOutput(data: body.data(), response: response)))
     }
 
     /// The carrier failed the hop (our own stop reason wins). `unanswered`: the request went out
     /// on a kept-alive connection that closed before any response, which a server may do to an
     /// idle connection just as a request arrives (RFC 9112 §9.3.1): the hop goes once more.
-    mutating func hopFailed(_ error: any Error, unanswered: Bool = false) -> Action {
-        hopInFlight = false
-        if unanswered, !resent, !isEnded, failure == nil {
-            resent = true
+    mutating func hopFailed(_ error: WebImageError, unanswered: Bool = false) -> Action {
+        switch phase {
+        case .inFlight(_, _, false) where unanswered:
+            phase = .idle(resent: true)
             return .resend(request)
+        case .stopping(_, let reason):
+            return end(.failure(reason))
+        case .idle, .inFlight:
+            // Between hops: the hop policy refused, or a carrier could not take the hop.
+            return end(.failure(error))
+        case .ended:
+            return .none
         }
-        return end(.failure(mapped(error)))
     }
 
     /// The download is cancelled: the hop in flight stops, or — between hops — it ends.
     mutating func cancel() -> Action {
-        hopInFlight ? stop(.cancelled) : end(.failure(failure ?? .cancelled))
+        if case .idle = phase { return end(.failure(.cancelled)) }
+        return stop(.cancelled)
     }
 
     /// When the timer must look next: the idle limit from the last activity, or the deadline.
     var nextCheck: NIODeadline? {
-        guard !isEnded else { return nil }
+        if case .ended = phase { return nil }
         let idle = idleTimeout.map { lastActivity + $0 }
         guard let deadline else { return idle }
         return idle.map { min($0, deadline) } ?? deadline
@@ -211,7 +305,8 @@ struct DownloadRequestState {
         guard let next = nextCheck else { return .over }
         guard now >= next else { return .recheck(next) }
         let error = WebImageError.transport(.timedOut(deadline.map { now >= $0 } == true ? .resource : .read))
-        return .expired(hopInFlight ? stop(error) : end(.failure(error)))
+        if case .idle = phase { return .expired(end(.failure(error))) }
+        return .expired(stop(error))
     }
 
     /// The body so far from `offset` (progressive decoding reads it as it grows).
@@ -227,20 +322,32 @@ struct DownloadRequestState {
 
     // MARK: Internals
 
+    /// Stops the hop in flight for `error`; a hop already being stopped keeps its first reason.
     private mutating func stop(_ error: WebImageError) -> Action {
-        failure = failure ?? error
-        return .stopHop(failure!)
+        switch phase {
+        case .inFlight(let hop, _, _):
+            phase = .stopping(hop: hop, error)
+            return .stopHop(error)
+        case .stopping(_, let first):
+            return .stopHop(first)
+        case .ended:
+            return .none
+        case .idle:
+            return invalid("a stop with no hop in flight", end(.failure(error)))
+        }
     }
 
     private mutating func end(_ outcome: Result<TransferOutput, WebImageError>) -> Action {
-        guard !isEnded else { return .none }
-        (isEnded, hopInFlight) = (true, false)
+        if case .ended = phase { return .none }
+        phase = .ended
         if case .failure = outcome { body = ResponseBody(limit: limit, spill: nil) }  // a spilled file goes now
         return .finish(outcome)
     }
 
-    private func mapped(_ error: any Error) -> WebImageError {
-        failure ?? TransportErrorMapping.webImageError(for: error, url: firstURL, redirectLimit: redirectLimit)
+    /// An event the phase cannot take: a trap in debug builds, `fallback` in release ones.
+    private func invalid<T>(_ what: String, _ fallback: T) -> T {
+        assertionFailure("DownloadRequestState: \(what) (\(phase))")
+        return fallback
     }
 
     /// SD's `minimumProgressInterval`: report when the fraction moved by at least the interval,

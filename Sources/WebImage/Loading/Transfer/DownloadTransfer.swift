@@ -1,30 +1,28 @@
-import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import NIOCore
-import NIOHTTP1
 import Synchronization
 
-/// Runs one download for a `DownloadOperation`: carries out what its ``DownloadRequestState``
-/// decides. Before each hop it asks the hop policy, then sends the hop on a carrier
-/// (AsyncHTTPClient, or ``HTTP1Transport``; either calls back on an event loop, one hop each) and
-/// hands the machine every head, body part, end and failure; it runs the response checks (the
-/// response modifier is app code, so outside the lock), progress, cookies and progressive
-/// decoding, and shows the machine the time (``TransferClock``). Nothing here decodes a full image.
-final class DownloadTransfer: HTTPClientResponseDelegate {
-    typealias Response = Void
-
+/// Runs one download for a ``DownloadRun``: carries out what its ``DownloadRequestState``
+/// decides. Before each hop it asks the hop policy, then sends the hop on the downloader's
+/// ``Carrier`` (which reports on an event loop, one hop each) and hands the machine every head,
+/// body part, end and failure; it runs the response checks (the response modifier is app code,
+/// so outside the lock), progress, cookies and progressive decoding, and shows the machine the
+/// time (``TransferClock``). Nothing here decodes a full image.
+final class DownloadTransfer: HopEvents {
     private struct State {
         var machine: DownloadRequestState
-        /// The carrier's task for the hop in flight.
-        var task: (any TransferTask)?
+        /// The hop in flight, on its carrier.
+        var task: (any CarriedHop)?
         /// Where the hop policy pinned the hop in flight, for a resend to go to the same address.
         var address: String?
         /// The clock that shows the machine the time, from the first hop on.
         var clock: TransferClock?
     }
 
-    private let operation: DownloadOperation
+    private let run: DownloadRun
+    /// Hears the end, once.
+    private let ended: @Sendable ((Result<TransferOutput, WebImageError>, DownloadMetrics)) -> Void
     private let startedAt = NIODeadline.now()
     private let startDate = Date()
     private let queueDuration: Duration
@@ -33,13 +31,17 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     /// Where this transfer sits in its clock's list; only the clock reads and writes it, under its lock.
     let clockSlot = Atomic<Int>(-1)
 
-    init(operation: DownloadOperation, queueDuration: Duration) {
-        self.operation = operation
-        environment = operation.environment
+    init(
+        run: DownloadRun, queueDuration: Duration,
+        ended: @escaping @Sendable ((Result<TransferOutput, WebImageError>, DownloadMetrics)) -> Void
+    ) {
+        self.run = run
+        self.ended = ended
+        environment = run.environment
         self.queueDuration = queueDuration
         // Built in place: a machine made first and then stored was copied (a retain and release of each part).
         state = Mutex(State(machine: DownloadRequestState(
-            request: operation.request, limits: operation.environment.limits, spills: !operation.options.contains(.progressiveLoad),
+            request: run.request, limits: run.environment.limits, spills: !run.options.contains(.progressiveLoad),
             now: startedAt)))
     }
 
@@ -67,7 +69,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
                 request.url = hop.url
                 carry(request, address: hop.address)
             } catch {
-                failed(error)
+                hopFailed(error)
             }
         }
     }
@@ -75,26 +77,36 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     private func carry(_ request: DownloadRequest, address: String?) {
         let allowed = state.withLock { state in
             state.address = address
-            return state.machine.allowed(request)
+            return state.machine.allowed(request).map { _ in state.machine.hops }
         }
-        if case .failure(let error) = allowed { return failed(error) }
-        switch operation.carry(request, address: address, transfer: self) {
-        case .failure(let error): failed(error)
+        let hopNumber: Int
+        switch allowed {
+        case .success(let number): hopNumber = number
+        case .failure(let error): return hopFailed(error)
+        }
+        let carrier = environment.carrier
+        guard address == nil || carrier.capabilities.contains(.pinsAddress) else {
+            return hopFailed(.invalidDownloadOperation(reason: "the carrier cannot connect to a pinned address"))
+        }
+        let hop = CarrierHop(request: request, address: address, skipsCertificateCheck: run.options.contains(.allowInvalidSSLCertificates))
+        switch carrier.send(hop, to: self) {
+        case .failure(let error): hopFailed(error)
         case .success(let task):
-            let (stopNow, watch) = state.withLock { state -> (Bool, NIODeadline?) in
-                let stopNow = state.machine.carried()
-                if !stopNow { state.task = task }
-                guard !stopNow, state.clock == nil, let next = state.machine.nextCheck else { return (stopNow, nil) }
+            let (carried, watch) = state.withLock { state -> (DownloadRequestState.Carried, NIODeadline?) in
+                let carried = state.machine.carried(hop: hopNumber)
+                guard case .inFlight = carried else { return (carried, nil) }
+                state.task = task
+                guard state.clock == nil, let next = state.machine.nextCheck else { return (carried, nil) }
                 state.clock = environment.clocks.clock(for: task.eventLoop)
-                return (false, next)
+                return (carried, next)
             }
-            if stopNow { return task.cancel() }
+            if case .stop = carried { return task.stop(.cancelled) }
             if let watch { state.withLock { $0.clock }?.join(self, at: watch) }
         }
     }
 
     /// Does what the machine decided (on `task` when a hop is to be stopped, else the one in flight).
-    private func perform(_ action: DownloadRequestState.Action, on task: (any TransferTask)? = nil) {
+    private func perform(_ action: DownloadRequestState.Action, on task: (any CarriedHop)? = nil) {
         switch action {
         case .none: return
         case .send(let next):
@@ -107,9 +119,9 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
             }
             carry(request, address: address)
         case .stopHop(let error):
-            (task ?? state.withLock { $0.task })?.fail(reason: error)
+            (task ?? state.withLock { $0.task })?.stop(error)
         case .progress(let received, let expected):
-            operation.deliverProgress(ImageLoaderProgress(receivedSize: received, expectedSize: expected, url: operation.url))
+            run.deliverProgress(ImageLoaderProgress(receivedSize: received, expectedSize: expected, url: run.url))
         case .finish(let outcome):
             let clock = state.withLock { state in
                 defer { state.task = nil }
@@ -117,86 +129,74 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
             }
             clock?.leave(self)
             progressive.withLock { $0 }?.finish()
-            operation.transferEnded(outcome, metrics: metrics())
+            ended((outcome, metrics()))
         }
     }
 
-    // MARK: HTTPClientResponseDelegate
+    // MARK: HopEvents
 
-    func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
-        visited(request.url, setCookies: head.headers["set-cookie"])
-    }
-
-    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        headArrived(status: Int(head.status.code), fields: HTTPFields(head.headers), task: task)
-    }
-
-    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        bodyArrived(buffer, task: task)
-    }
-
-    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        finished()
-    }
-
-    /// Ends the transfer with whatever fails `task`, even without a delegate call.
-    func watchFailures(_ task: HTTPClient.Task<Void>) {
-        task.futureResult.whenFailure { [self] error in failed(error) }
-    }
-
-    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        failed(error)
-    }
-
-    // MARK: From any carrier
-
-    /// A response head with `setCookies` (its `Set-Cookie` values) arrived for `url` (each hop of
-    /// a redirect chain, the last one included).
-    func visited(_ url: URL, setCookies: @autoclosure () -> [String]) {
-        state.withLock { $0.machine.visited(url, now: .now()) }
-        if operation.options.contains(.handleCookies) {
-            environment.config.cookieJar.store(setCookieHeaders: setCookies(), from: url)
+    /// A hop's head (each hop of a redirect chain, the last one included): its cookies are kept,
+    /// then it is a redirect to follow — whose next request is built now, by app code — or the answer.
+    func headArrived(_ head: HopHead, on task: any CarriedHop) -> Bool {
+        let fields = head.fields
+        let kind = state.withLock { state in
+            state.machine.visited(head.url, now: .now())
+            return state.machine.head(status: head.status, location: RedirectChain.location(in: fields))
         }
-    }
-
-    /// A hop's head (`status` and `fields`): a redirect to follow, or the answer; a failed future stops the request.
-    func headArrived(status: Int, fields: HTTPFields, task: any TransferTask) -> EventLoopFuture<Void> {
-        guard case .answer(let url) = state.withLock({ $0.machine.head(status: status, location: fields[.location]) }) else {
-            return task.eventLoop.makeSucceededVoidFuture()
+        if run.options.contains(.handleCookies) {
+            environment.config.cookieJar.store(setCookieHeaders: fields[values: .setCookie], from: head.url)
+        }
+        let url: URL
+        switch kind {
+        case .ignore:
+            return true
+        case .answer(let answered):
+            url = answered
+        case .redirect(let target, let method):
+            let response = DownloadResponse(url: head.url, status: HTTPResponse.Status(code: head.status), headerFields: fields)
+            let previous = state.withLock { $0.machine.request }
+            switch run.builder.redirect(response, from: previous, to: target, method: method, first: run.request.url) {
+            case .follow(let next):
+                state.withLock { $0.machine.redirecting(to: next) }
+                return true
+            case .refused:
+                return carriedOut(state.withLock { $0.machine.fail(ImageDownloader.requestRefused) }, on: task)
+            case .stop:
+                url = state.withLock { $0.machine.notRedirecting() }
+            }
         }
         let verdict = environment.acceptance.verdict(
-            status: status, fields: fields, url: url, modifier: operation.context.responseModifier ?? environment.config.responseModifier)
+            status: head.status, fields: fields, url: url, modifier: run.context.responseModifier ?? environment.config.responseModifier)
         let action = state.withLock { $0.machine.accept(verdict, now: .now()) }
         switch verdict {
-        case .accepted(let response), .refused(_, .some(let response)): operation.transferReceived(response)
+        case .accepted(let response), .refused(_, .some(let response)): run.transferReceived(response)
         case .refused: break
         }
-        if case .progress = action, operation.options.contains(.progressiveLoad) { startProgressiveDecoding() }
+        if case .progress = action, run.options.contains(.progressiveLoad) { startProgressiveDecoding() }
         return carriedOut(action, on: task)
     }
 
-    func bodyArrived(_ buffer: ByteBuffer, task: any TransferTask) -> EventLoopFuture<Void> {
+    func bodyArrived(_ buffer: ByteBuffer, on task: any CarriedHop) -> Bool {
         let action = state.withLock { $0.machine.bodyArrived(buffer, now: .now()) }
         if case .stopHop = action { return carriedOut(action, on: task) }
         perform(action)
         progressive.withLock { $0 }?.bytesArrived()
-        return task.eventLoop.makeSucceededVoidFuture()
+        return true
     }
 
-    func finished() {
+    func hopEnded() {
         perform(state.withLock { $0.machine.hopEnded() })
     }
 
-    /// The carrier failed the hop; `unanswered`: on a kept-alive connection that closed before any response.
-    func failed(_ error: any Error, unanswered: Bool = false) {
+    func hopFailed(_ error: WebImageError, unanswered: Bool = false) {
         perform(state.withLock { $0.machine.hopFailed(error, unanswered: unanswered) })
     }
 
-    /// Performs `action` for a carrier's callback; a stop fails its future too, which stops the request.
-    private func carriedOut(_ action: DownloadRequestState.Action, on task: any TransferTask) -> EventLoopFuture<Void> {
+    /// Performs `action` for a carrier's report; `false` when it stopped the hop.
+    private func carriedOut(_ action: DownloadRequestState.Action, on task: any CarriedHop) -> Bool {
         perform(action, on: task)
-        if case .stopHop(let error) = action { return task.eventLoop.makeFailedFuture(error) }
-        return task.eventLoop.makeSucceededVoidFuture()
+        if case .stopHop = action { return false }
+        return true
     }
 
     // MARK: The time
@@ -215,15 +215,15 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     // MARK: Progressive decoding
 
     private func startProgressiveDecoding() {
-        let operation = self.operation
-        let url = operation.url
+        let run = self.run
+        let url = run.url
         let decoding = ProgressiveDecoding(
-            coder: LoaderDecoding.coder(for: operation.context),
-            options: LoaderDecoding.decodeOptions(for: url, options: operation.options, context: operation.context),
+            coder: LoaderDecoding.coder(for: run.context),
+            options: LoaderDecoding.decodeOptions(for: url, options: run.options, context: run.context),
             bytes: { [weak self] from in self?.state.withLock { $0.machine.bytes(from: from) } ?? Data() },
             deliver: { [weak self] image in
                 guard let (received, expected) = self?.state.withLock({ ($0.machine.received, $0.machine.expected) }) else { return }
-                operation.deliverProgress(ImageLoaderProgress(
+                run.deliverProgress(ImageLoaderProgress(
                     receivedSize: received, expectedSize: expected, url: url, partialImage: image))
             })
         progressive.withLock { $0 = decoding }
@@ -232,7 +232,7 @@ final class DownloadTransfer: HTTPClientResponseDelegate {
     private func metrics() -> DownloadMetrics {
         let now = NIODeadline.now()
         return state.withLock {
-            $0.machine.metrics(url: operation.url, startDate: startDate, queueDuration: queueDuration, startedAt: startedAt, now: now)
+            $0.machine.metrics(url: run.url, startDate: startDate, queueDuration: queueDuration, startedAt: startedAt, now: now)
         }
     }
 }

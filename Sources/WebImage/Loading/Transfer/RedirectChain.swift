@@ -1,11 +1,10 @@
-import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 
-/// The redirects of one download on the lean client, followed as AsyncHTTPClient follows them: at
+/// The redirects of one download, on every carrier, followed as AsyncHTTPClient follows them: at
 /// most `limit` hops, no URL twice, only to `http` or `https`, a 303 — or a 301/302 of a non-GET
-/// — becomes a GET (a 307/308 keeps the method), and credentials and cookies are dropped when the
-/// origin (scheme, host and port) changes — so never sent from https down to http.
+/// — becomes a GET (a 307/308 keeps the method). What each hop's request carries is the
+/// ``DownloadRequestBuilder``'s to say (credentials and cookies only where they belong).
 struct RedirectChain: Sendable {
     private let first: URL
     /// URLs requested so far; made at the first redirect (most downloads have none).
@@ -28,30 +27,23 @@ struct RedirectChain: Sendable {
         return target
     }
 
-    /// The request for the hop from `request` to `target` (a `status` redirect), or the error that ends the chain.
-    mutating func follow(_ request: DownloadRequest, to target: URL, status: UInt) -> Result<DownloadRequest, HTTPClientError> {
-        if visited.isEmpty { visited.insert(first.absoluteString) }
-        guard visited.count <= limit else { return .failure(.redirectLimitReached) }
-        guard visited.insert(target.absoluteString).inserted else { return .failure(.redirectCycleDetected) }
-        var next = request
-        if !Self.isSameOrigin(request.url, target) {
-            for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] { next.headerFields[name] = nil }
-        }
-        next.url = target
-        if status == 303 || ((status == 301 || status == 302) && next.method != .get && next.method != .head) {
-            next.method = .get
-        }
-        return .success(next)
+    /// The target a response's head names: its first `Location` field (`HTTPFields`' subscript
+    /// would join a repeated one into one URL; AsyncHTTPClient reads the first).
+    static func location(in fields: HTTPFields) -> String? {
+        fields.first { $0.name == .location }?.value
     }
 
-    /// Scheme, host and port alike (the port a scheme implies counts as written).
-    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
-        func origin(_ url: URL) -> (String, String, Int)? {
-            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
-            let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-            return (scheme, host.hasSuffix(".") ? String(host.dropLast()) : host, port)
-        }
-        guard let left = origin(a), let right = origin(b) else { return false }
-        return left == right
+    /// The method of the hop after a `status` redirect of a `method` request: a 303 — or a
+    /// 301/302 of a non-GET — becomes a GET; a 307/308 keeps the method.
+    static func method(after status: Int, of method: HTTPRequest.Method) -> HTTPRequest.Method {
+        status == 303 || ((status == 301 || status == 302) && method != .get && method != .head) ? .get : method
+    }
+
+    /// `next`, the hop after a redirect, or the error that ends the chain (too many, or a URL twice).
+    mutating func follow(_ next: DownloadRequest) -> Result<DownloadRequest, WebImageError> {
+        if visited.isEmpty { visited.insert(first.absoluteString) }
+        guard visited.count <= limit else { return .failure(.transport(.tooManyRedirects(limit: limit))) }
+        guard visited.insert(next.url.absoluteString).inserted else { return .failure(.transport(.redirectLoop)) }
+        return .success(next)
     }
 }

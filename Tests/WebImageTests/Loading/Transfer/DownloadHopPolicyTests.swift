@@ -49,9 +49,10 @@ struct DownloadHopPolicyTests {
         }
     }
 
-    @Test("a pinned hop connects to its address and keeps the host's name in Host; no lookup of the name happens", arguments: DownloaderConfig.Transport.carriers)
+    @Test("a pinned hop connects to its address and keeps the host's name in Host; no lookup of the name happens; the policy keeps the carrier the config names", arguments: DownloaderConfig.Transport.carriers)
     func pinnedHop(_ transport: DownloaderConfig.Transport) async throws {
         try await withOrigin(over: transport, { $0.hopPolicy = RecordingHopPolicy() }) { origin, downloader in
+            #expect((downloader.http1 != nil) == (transport == .http1))
             origin.route("/p.png", .fixture("png-rgb.png"))
             // `.test` never resolves (RFC 6761): only the pin can reach the origin.
             let result = try await downloader.loadImage(with: URL(string: "http://images.pinned.test:\(origin.port)/p.png")!)
@@ -72,22 +73,33 @@ struct DownloadHopPolicyTests {
         }
     }
 
+    @Test("a redirect naming two Locations goes to the first, whichever client carries it", arguments: DownloaderConfig.Transport.carriers)
+    func firstLocation(_ transport: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: transport) { origin, downloader in
+            origin.route("/two", .body(.zeros(0), status: 302, contentType: nil, headers: [("Location", "/x.png"), ("Location", "/y.png")]))
+            origin.route("/x.png", .fixture("png-rgb.png"))
+            origin.route("/y.png", .fixture("png-rgb.png"))
+            _ = try await downloader.loadImage(with: origin.url("/two"))
+            #expect(origin.requestCount("/x.png") == 1 && origin.requestCount("/y.png") == 0)
+        }
+    }
+
     @Test("connections are pooled per origin, pinned address and certificate check: a connection to one address never carries a request pinned to another")
     func poolKeys() throws {
-        let url = URL(string: "https://images.example/a.png")!
-        func route(_ address: String?, checked: Bool = true) throws -> HTTP1Transport.Route {
+        let origin = try #require(Origin(URL(string: "https://images.example/a.png")!))
+        func route(_ address: String?, checked: Bool = true) -> HTTP1Transport.Route {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.certificateVerification = .none
-            let configuration = checked ? nil : tls
-            let key = try #require(HTTP1Transport.Route.key(for: url, address: address, tlsConfiguration: configuration))
-            return try HTTP1Transport.Route(url, key: key, address: address, tlsConfiguration: configuration)
+            return HTTP1Transport.Route(HTTP1Transport.PoolKey(origin, address: address, tlsConfiguration: checked ? nil : tls))
         }
-        let (first, second, unpinned, unchecked) = (try route("192.0.2.1"), try route("192.0.2.2"), try route(nil), try route(nil, checked: false))
+        let (first, second, unpinned, unchecked) = (route("192.0.2.1"), route("192.0.2.2"), route(nil), route(nil, checked: false))
         #expect(Set([first.key, second.key, unpinned.key, unchecked.key]).count == 4)
         #expect(first.dialed == "192.0.2.1" && first.host == "images.example")
-        #expect(unpinned.dialed == "images.example")
-        // The key is the URL's own `scheme://authority`: a query or fragment right after it is not part of it.
-        #expect(HTTP1Transport.Route.key(for: URL(string: "http://a.example?x=/y")!, address: nil, tlsConfiguration: nil) == "http://a.example")
-        #expect(HTTP1Transport.Route.key(for: URL(string: "http://a.example:8080/p#/q")!, address: nil, tlsConfiguration: nil) == "http://a.example:8080")
+        #expect(unpinned.dialed == "images.example" && unpinned.verifies && !unchecked.verifies)
+        // The key is the origin: every spelling of one scheme, host and port shares the connections.
+        let keys = try ["http://a.example?x=/y", "HTTP://A.Example.:80/p#/q", "http://user@a.example/"].map { text in
+            HTTP1Transport.PoolKey(try #require(Origin(URL(string: text)!)), address: nil, tlsConfiguration: nil)
+        }
+        #expect(Set(keys).count == 1 && keys[0].origin.description == "http://a.example:80")
     }
 }

@@ -123,10 +123,8 @@ struct RedisClientTests {
                 #expect(elapsed < timeout + .seconds(2) * TestTiming.scale)
             }
             #expect(client.breaker.state == .open)
-            let skipped = await clock.measure {
-                await #expect(throws: RedisError.circuitOpen) { try await client.get("k") }
-            }
-            #expect(skipped < timeout)
+            // Skipped without a call (no timeout counted): the error says so, however busy the machine.
+            await #expect(throws: RedisError.circuitOpen) { try await client.get("k") }
             #expect(client.stats.timeouts == 3 && client.stats.skipped >= 1)
 
             server.resume()

@@ -35,7 +35,7 @@ struct HTTP1ResponseParserTests {
         for event in events {
             switch event {
             case .head(let head):
-                var read = Read(status: head.status, location: head.location, keepAlive: head.keepAlive)
+                var read = Read(status: head.status, location: RedirectChain.location(in: head.fields), keepAlive: head.keepAlive)
                 for field in head.fields { read.fields[field.name.canonicalName, default: ""] += field.value }
                 reads.append(read)
             case .body(let buffer): reads[reads.count - 1].body += String(buffer: buffer)

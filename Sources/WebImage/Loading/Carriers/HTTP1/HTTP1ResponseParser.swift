@@ -25,9 +25,6 @@ struct HTTP1ResponseParser {
         var fields: HTTPFields
         /// Whether the connection can carry the next request after this response.
         var keepAlive: Bool
-
-        /// The first `Location` field's value (a repeated field is not joined into one URL).
-        var location: String? { fields.first { $0.name == .location }?.value }
     }
 
     enum Event {

@@ -30,7 +30,7 @@ struct BulkPrefetchTests {
     }
 
     private func downloadsInFlight(_ downloader: ImageDownloader) -> Int {
-        downloader.environment.operations.withLock { $0.byKey.count }
+        downloader.downloads.count
     }
 
     /// A prefetch of `/a.png`, whose response the origin holds until `gate` opens, once its
@@ -55,7 +55,7 @@ struct BulkPrefetchTests {
 
     /// Callers waiting on the downloads in flight besides the prefetch's own.
     private func joined(_ downloader: ImageDownloader) -> Int {
-        downloader.environment.operations.withLock { $0.byKey.values.reduce(0) { $0 + $1.joinedCount - 1 } }
+        downloader.downloads.waiting - downloader.downloads.count
     }
 
     @Test("each worker keeps one connection: 40 URLs over 2 workers take 2 connections, one request each, all cached")

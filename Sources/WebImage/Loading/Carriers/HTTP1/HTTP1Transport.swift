@@ -1,23 +1,22 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// A lean HTTP/1.1 client on SwiftNIO for `http` and `https` downloads (``DownloaderConfig/Transport/http1``):
-/// keep-alive connections per scheme, host and port, each carrying one request at a time. A request
+/// The lean carrier: an HTTP/1.1 client on SwiftNIO for `http` and `https` downloads (``DownloaderConfig/Transport/http1``):
+/// keep-alive connections per ``Origin``, each carrying one request at a time. A request
 /// takes an idle connection on its caller's event loop first: a prefetch worker running on a loop
 /// (``BulkLoadExecuting``) keeps one connection there, curl's `--parallel` shape. It exists for bulk work — it costs
 /// less than half of AsyncHTTPClient's CPU per request (docs/benchmarks/history.md, "Bulk download") — and does
 /// only what a download needs: TLS as AsyncHTTPClient sets it up
 /// (NIOSSL, the system's trust roots, the host name checked — or the address, for an IP literal),
-/// a connect timeout, word of a request a reused connection dropped before answering (the
-/// transfer sends it once more), and cancellation. The transfer above it keeps the redirects, the
-/// retry, the idle timer, the limits and every check, whichever client carries its bytes.
-final class HTTP1Transport: Sendable {
+/// a connect timeout, pinning a hop to an address, word of a request a reused connection dropped
+/// before answering (the transfer sends it once more), and cancellation. The transfer above it
+/// keeps the redirects, the retry, the idle timer, the limits and every check.
+final class HTTP1Transport: Carrier {
     private struct State {
-        var idle: [String: [HTTP1Connection]] = [:]
+        var idle: [PoolKey: [HTTP1Connection]] = [:]
         /// Connections in `idle`, all hosts together (kept, not summed on every release).
         var idleCount = 0
         var isShutDown = false
@@ -44,6 +43,13 @@ final class HTTP1Transport: Sendable {
     private let tlsContexts = Mutex<[Bool: NIOSSLContext]>([:])
     /// What a connection that checks certificates starts from (the config's extra trust roots).
     private let tlsConfiguration: TLSConfiguration?
+    /// What a hop that skips the certificate check starts from.
+    static let unverified: TLSConfiguration = {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        return configuration
+    }()
+    let capabilities: CarrierCapabilities = .pinsAddress
 
     init(config: DownloaderConfig, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.group = group
@@ -53,7 +59,7 @@ final class HTTP1Transport: Sendable {
     }
 
     /// One executor per event loop of the group, for prefetch workers (``BulkLoadExecuting``).
-    var executors: [any TaskExecutor] { group.makeIterator().map { EventLoopTaskExecutor($0) } }
+    var bulkExecutors: [any TaskExecutor] { group.makeIterator().map { EventLoopTaskExecutor($0) } }
 
     /// Whether this client carries `url`: `http` or `https` with a host.
     static func handles(_ url: URL) -> Bool {
@@ -62,23 +68,34 @@ final class HTTP1Transport: Sendable {
         return !(url.host(percentEncoded: true) ?? "").isEmpty
     }
 
-    /// Starts `request`; the transfer hears everything, the returned exchange stops it.
-    func execute(
-        _ request: DownloadRequest, address: String?, transfer: DownloadTransfer,
-        tlsConfiguration: TLSConfiguration?
-    ) -> HTTP1Exchange {
+    func send(_ hop: CarrierHop, to events: any HopEvents) -> Result<any CarriedHop, WebImageError> {
         let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.next()
         let exchange = HTTP1Exchange(
-            request: request, address: address, transfer: transfer, transport: self, eventLoop: eventLoop,
-            tlsConfiguration: tlsConfiguration)
+            request: hop.request, address: hop.address, events: events, eventLoop: eventLoop,
+            tlsConfiguration: hop.skipsCertificateCheck ? Self.unverified : nil)
         send(exchange)
-        return exchange
+        return .success(exchange)
     }
 
-    /// Where requests for a URL go: the pool's key, the host (for TLS), the address and port to
-    /// connect to, and TLS.
+    /// What a connection may carry: requests for one origin, pinned to one address (or none), with
+    /// certificates checked or not — a connection pinned to one address never carries a request
+    /// for another, and one that skipped the check never carries a request that wants it. A value,
+    /// not a string: working it out for every request of a bulk download allocates nothing.
+    struct PoolKey: Hashable, Sendable {
+        let origin: Origin
+        let address: String?
+        let unverified: Bool
+
+        init(_ origin: Origin, address: String?, tlsConfiguration: TLSConfiguration?) {
+            self.origin = origin
+            self.address = address
+            unverified = origin.isSecure && tlsConfiguration?.certificateVerification == CertificateVerification.none
+        }
+    }
+
+    /// Where requests for a pool key go: the host (for TLS), the address and port to connect to, and TLS.
     struct Route {
-        let key: String
+        let key: PoolKey
         let host: String
         /// What the connection dials: the pinned address, or else the host (resolved then).
         let dialed: String
@@ -86,50 +103,20 @@ final class HTTP1Transport: Sendable {
         let secure: Bool
         let verifies: Bool
 
-        init(_ url: URL, key: String, address: String? = nil, tlsConfiguration: TLSConfiguration?) throws {
-            guard let host = url.host, !host.isEmpty else { throw HTTPClientError.emptyHost }
-            // `URL.host` is percent-decoded: `%0D%0A` in a URL's host would reach the Host header as a line break.
-            guard host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { throw HTTPClientError.invalidURL }
-            self.host = host
-            secure = url.hasScheme("https")
-            verifies = tlsConfiguration?.certificateVerification != CertificateVerification.none
-            port = url.port ?? (secure ? 443 : 80)
-            dialed = address ?? host
+        init(_ key: PoolKey) {
+            host = key.origin.host
+            secure = key.origin.isSecure
+            verifies = !key.unverified
+            port = key.origin.port
+            dialed = key.address ?? host
             self.key = key
-        }
-
-        /// The pool's key for `url`: `scheme://authority` as the URL spells it (cut out of its
-        /// bytes: working out the route for every request of a bulk download cost ~3 K
-        /// instructions), then the pinned address and whether certificates go unchecked — a
-        /// connection pinned to one address never carries a request for another, and one that
-        /// skipped the check never carries a request that wants it. Nil without an authority.
-        static func key(for url: URL, address: String?, tlsConfiguration: TLSConfiguration?) -> String? {
-            var text = url.absoluteString
-            var secure = false
-            let origin: String? = text.withUTF8 { bytes in
-                guard let scheme = URL.schemeLength(in: bytes), bytes.count > scheme + 3,
-                      bytes[scheme] == UInt8(ascii: ":"), bytes[scheme + 1] == UInt8(ascii: "/"), bytes[scheme + 2] == UInt8(ascii: "/")
-                else { return nil }
-                var end = scheme + 3
-                while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") {
-                    end += 1
-                }
-                secure = ASCII.equalsIgnoringCase(bytes[..<scheme], "https")
-                return end > scheme + 3 ? String(decoding: bytes[..<end], as: UTF8.self) : nil
-            }
-            guard var key = origin else { return nil }
-            if let address { key += "@" + address }
-            if secure, tlsConfiguration?.certificateVerification == CertificateVerification.none { key += " unverified" }
-            return key
         }
     }
 
     /// Sends the exchange's current request on an idle connection to its host, or a new one.
     func send(_ exchange: HTTP1Exchange) {
-        let url = exchange.request.url
-        guard let key = Route.key(for: url, address: exchange.address, tlsConfiguration: exchange.tlsConfiguration) else {
-            return exchange.connectFailed(HTTPClientError.emptyHost)
-        }
+        guard let origin = Origin(exchange.request.url) else { return exchange.connectFailed(WebImageError.invalidURL(exchange.request.url.absoluteString)) }
+        let key = PoolKey(origin, address: exchange.address, tlsConfiguration: exchange.tlsConfiguration)
         let reused = state.withLock { state -> HTTP1Connection? in
             guard !state.isShutDown, let count = state.idle[key]?.count, count > 0 else { return nil }
             // Taken out in place: a copy of the list would make the removal copy its storage.
@@ -138,12 +125,7 @@ final class HTTP1Transport: Sendable {
             return state.idle[key]!.remove(at: index)
         }
         if let reused { return reused.send(exchange) }
-        let route: Route
-        do {
-            route = try Route(url, key: key, address: exchange.address, tlsConfiguration: exchange.tlsConfiguration)
-        } catch {
-            return exchange.connectFailed(error)
-        }
+        let route = Route(key)
         let connection = HTTP1Connection(key: key, transport: self, eventLoop: exchange.eventLoop)
         connect(route, tlsConfiguration: exchange.tlsConfiguration, handler: connection, on: exchange.eventLoop).whenComplete { result in
             switch result {
@@ -159,7 +141,7 @@ final class HTTP1Transport: Sendable {
         _ route: Route, tlsConfiguration: TLSConfiguration?, handler: some ChannelInboundHandler & Sendable,
         on eventLoop: any EventLoop
     ) -> EventLoopFuture<any Channel> {
-        if state.withLock({ $0.isShutDown }) { return eventLoop.makeFailedFuture(HTTPClientError.alreadyShutdown) }
+        if state.withLock({ $0.isShutDown }) { return eventLoop.makeFailedFuture(ImageDownloader.shutDown) }
         let tls: NIOSSLContext?
         do {
             tls = route.secure ? try tlsContext(verifying: route.verifies, configuration: tlsConfiguration) : nil
@@ -237,6 +219,11 @@ final class HTTP1Transport: Sendable {
     /// A connection that closed while idle.
     func forget(_ connection: HTTP1Connection) {
         _ = state.withLock { $0.removeIdle(connection) }
+    }
+
+    func shutdown(_ completion: @escaping @Sendable () -> Void) {
+        shutdown()
+        completion()
     }
 
     /// Closes the idle connections; requests after this fail.

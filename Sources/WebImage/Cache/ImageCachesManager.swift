@@ -61,9 +61,16 @@ public final class ImageCachesManager: ImageCaching {
     /// Stores per the store policy. With several targets (concurrent, serial) every cache is
     /// written; the first error is thrown after all have been tried.
     public func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws {
+        try await store(image, data: data, forKey: key, cacheType: cacheType, validators: nil)
+    }
+
+    /// The same, passing `validators` to every cache (those that keep them, e.g. ``ImageCache``, do).
+    public func store(
+        _ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType, validators: HTTPValidators?
+    ) async throws {
         let errors = await forEach(policy: \.store) { cache -> (any Error)? in
             do {
-                try await cache.store(image, data: data, forKey: key, cacheType: cacheType)
+                try await cache.store(image, data: data, forKey: key, cacheType: cacheType, validators: validators)
                 return nil
             } catch {
                 return error

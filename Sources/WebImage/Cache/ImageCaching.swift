@@ -54,6 +54,12 @@ public protocol ImageCaching: Sendable {
     /// given tiers. Returns when the disk write is done. Throws when the disk write fails.
     func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws
 
+    /// The same, with the response's HTTP validators (`ETag`, `Last-Modified`) kept beside the bytes
+    /// for a later conditional request; a cache that keeps none stores without them (the default).
+    func store(
+        _ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType, validators: HTTPValidators?
+    ) async throws
+
     func removeImage(forKey key: String, cacheType: ImageCacheType) async
 
     /// Which of the given tiers hold `key` (`.none`, `.memory`, `.disk`; `.all` is not reported:
@@ -79,6 +85,12 @@ public protocol ImageCaching: Sendable {
 
 extension ImageCaching {
     public func imageFromMemoryCache(forKey key: String) -> Image? { nil }
+
+    public func store(
+        _ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType, validators: HTTPValidators?
+    ) async throws {
+        try await store(image, data: data, forKey: key, cacheType: cacheType)
+    }
 
     /// The callback form with the defaults: no options, default decoding, every tier.
     @discardableResult

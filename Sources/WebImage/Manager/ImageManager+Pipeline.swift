@@ -196,7 +196,7 @@ extension ImageManager {
         guard let cache = target as? ImageCache else {
             let write: @Sendable () async -> Void = {
                 do {
-                    try await target.store(image, data: data, forKey: key, cacheType: cacheType)
+                    try await target.store(image, data: data, forKey: key, cacheType: cacheType, validators: validators)
                 } catch {
                     instrumentation.storeFailed(key: key, error: error)
                 }

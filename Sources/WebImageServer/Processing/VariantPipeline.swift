@@ -209,9 +209,11 @@ final class VariantPipeline: Sendable {
         context.storeCacheType = .disk
         let started = ContinuousClock.now
         let loaded: ImageResult
+        // A fleet's shared tier is written before the shared load ends, so a peer's variant finds the
+        // source there; the local disk orders reads after its pending write, so this request need not wait.
+        let options: WebImageOptions = manager.imageCache is ImageCache ? [.retryFailed] : [.retryFailed, .waitStoreCache]
         do {
-            // The store is waited for: the source's validators (Last-Modified) are read from it next.
-            loaded = try await manager.loadImage(with: source, options: [.retryFailed, .waitStoreCache], context: context)
+            loaded = try await manager.loadImage(with: source, options: options, context: context)
         } catch {
             logger.info("source failed", metadata: ["source": "\(source.host ?? "")", "error": "\(error)"])
             throw ServerFailure(error)

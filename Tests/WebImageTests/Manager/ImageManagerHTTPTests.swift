@@ -153,6 +153,27 @@ struct ImageManagerHTTPTests {
         }
     }
 
+    @Test("over an ImageCachesManager, the response's validators reach the member cache that keeps them", arguments: DownloaderConfig.Transport.carriers)
+    func validatorsThroughCachesManager(_ carrier: DownloaderConfig.Transport) async throws {
+        try await withOrigin(over: carrier) { origin, downloader in
+            let directory = TemporaryFolder.url("mgr-http")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let disk = ImageCache(directory: directory, config: ImageCacheConfig(memory: MemoryCacheConfig(costLimit: 0)))
+            let otherDirectory = TemporaryFolder.url("mgr-http")
+            defer { try? FileManager.default.removeItem(at: otherDirectory) }
+            let other = ImageCache(directory: otherDirectory)
+            var policies = ImageCachesManager.Policies()
+            policies.store = .concurrent
+            let manager = ImageManager(cache: ImageCachesManager(caches: [other, disk], policies: policies), loader: downloader)
+            let modified = "Wed, 21 Oct 2015 07:28:00 GMT"
+            origin.route("/v.png", .validated(.fixture("png-rgb.png"), etag: "\"e1\"", lastModified: modified))
+            let url = origin.url("/v.png")
+            _ = try await manager.loadImage(with: url, options: .waitStoreCache)
+            let kept = await disk.storedValidators(forKey: url.absoluteString)
+            #expect(kept?.lastModified == modified && kept?.etag == "\"e1\"")
+        }
+    }
+
     @Test("refreshCached against a 304 declaring 32 TiB: the cached image stands and nothing is reserved for the body", arguments: DownloaderConfig.Transport.carriers)
     func revalidationWithHugeDeclaredLength(_ carrier: DownloaderConfig.Transport) async throws {
         try await withManager(over: carrier) { origin, manager, _ in

@@ -691,7 +691,7 @@ struct DiskCacheTests {
 
     // MARK: Concurrency
 
-    @Test func concurrentStoresAndReadsNeverTearAnEntry() async throws {
+    @Test(.onOwnThreads) func concurrentStoresAndReadsNeverTearAnEntry() async throws {
         let dir = try TemporaryCacheDirectory()
         let cache = DiskCache(directory: dir.url, config: DiskCacheConfig(maxDiskSize: 600_000))
         // Payloads big enough that a non-atomic write would be caught half-way.

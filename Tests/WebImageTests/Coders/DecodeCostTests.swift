@@ -7,7 +7,7 @@ import Testing
 
 /// The decode plan (`decodingCost`) bounds what decoders allocate, and decoders keep to it:
 /// `maxDecodeBytes` refuses before allocating, `maxProgressiveScans` stops scan bombs in libjpeg.
-@Suite struct DecodeCostTests {
+@Suite(.onOwnThreads) struct DecodeCostTests {
     /// Every built-in coder and HEIF (opt-in elsewhere).
     static let manager: ImageCodersManager = {
         let manager = ImageCodersManager()

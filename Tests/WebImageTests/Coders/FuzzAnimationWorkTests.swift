@@ -5,7 +5,7 @@ import Testing
 /// The fuzzers' GIF finding: compositing costs frames × canvas even when the output is scaled to
 /// fit the animation budget, so a tiny file of many one-pixel frames on a huge screen decoded for
 /// minutes. Each animated decoder now refuses such an animation before drawing a frame.
-@Suite("Fuzz: animation compositing work")
+@Suite("Fuzz: animation compositing work", .onOwnThreads)
 struct FuzzAnimationWorkTests {
     /// 296 bytes: a 65535×1500 screen (98 MP, under the default pixel limit) and 12 one-pixel
     /// frames, 1.18 G pixels of compositing against the default 1.07 G (8 × 512 MB / 4).

@@ -25,7 +25,7 @@ struct ImageManagerCacheTests {
         #expect(manager.cacheKey(for: url) == nil)
     }
 
-    @Test("with a context the key is the one a load stores under (the manager's transformer and options processor apply); without one it is the original's (SD's cacheKeyForURL:)")
+    @Test("with a context the key is the one a load stores under (the manager's transformer and options processor apply); without one it is the original's (SD's cacheKeyForURL:)", .onOwnThreads)
     func publicKeyMatchesLoads() async throws {
         let fixture = try ManagerFixture(loader: CountingLoader())
         let url = try fixture.file("png-rgb.png")

@@ -80,7 +80,7 @@ struct HostileRequestTests {
         }
     }
 
-    @Test("the checked-request memo is bounded by bytes, not entries: 300 paths of 8 KB stay under its limit")
+    @Test("the checked-request memo is bounded by bytes, not entries: 300 paths of 8 KB stay under its limit", .onOwnThreads)
     func memoIsBoundedByBytes() throws {
         let memo = CheckedRequests(byteLimit: 1 << 20)
         for index in 0..<300 {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 
-@Suite("BlurTransformer")
+@Suite("BlurTransformer", .onOwnThreads)
 struct BlurTransformerTests {
     /// Opaque black with a white `size` × `size` square in the middle of a `side` × `side` image.
     private func spot(side: Int, size: Int) -> Bitmap {

@@ -7,7 +7,7 @@ private func gradient(width: Int, height: Int, alpha: Bool) -> Bitmap {
     Fixtures.testCard(width: width, height: height, alpha: alpha, checker: false)
 }
 
-@Suite("AVIFCoder")
+@Suite("AVIFCoder", .onOwnThreads)
 struct AVIFCoderTests {
     let coder = AVIFCoder()
 

@@ -10,7 +10,7 @@ import Testing
 /// - transparent: 16×8 palette image, left half index 0 with `transparency=0`, right half yellow
 /// - interlaced: 24×20, row y in colour (12y, 255 − 12y, 255 if y is odd), `interlace=True`
 /// Everything else is built with the coder's own ``GIFWriter`` so each structure is exact.
-@Suite("GIFCoder")
+@Suite("GIFCoder", .onOwnThreads)
 struct GIFCoderTests {
     let coder = GIFCoder()
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 
-@Suite("HEIFCoder")
+@Suite("HEIFCoder", .onOwnThreads)
 struct HEIFCoderTests {
     let coder = HEIFCoder()
 

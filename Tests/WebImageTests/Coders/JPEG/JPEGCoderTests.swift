@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 
-@Suite("JPEGCoder")
+@Suite("JPEGCoder", .onOwnThreads)
 struct JPEGCoderTests {
     let coder = JPEGCoder()
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 
-@Suite("JXLCoder")
+@Suite("JXLCoder", .onOwnThreads)
 struct JXLCoderTests {
     let coder = JXLCoder()
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 
-@Suite("PNGCoder")
+@Suite("PNGCoder", .onOwnThreads)
 struct PNGCoderTests {
     let coder = PNGCoder()
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The whole-buffer path (libdeflate + C unfiltering) against libpng's rows: the same pixels, alpha
 /// and colour for every stream it takes, and libpng's own answer for every stream it does not.
-@Suite("PNG whole-buffer decoding")
+@Suite("PNG whole-buffer decoding", .onOwnThreads)
 struct PNGWholeBufferDecodingTests {
     /// Both paths' outcome: pixels, alpha, colour, or the error.
     struct Outcome: Equatable {

@@ -7,7 +7,7 @@ import Testing
 /// same card with EXIF orientation 6, and a 3-frame lossless animation on a 32×24 canvas (red;
 /// red with a blue 8×8 square at (8, 8); half-transparent green) lasting 100, 250 and 10 ms,
 /// looping 3 times.
-@Suite("WebPCoder")
+@Suite("WebPCoder", .onOwnThreads)
 struct WebPCoderTests {
     let coder = WebPCoder()
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The one body accumulator every carrier uses: the size limit, and large bodies waiting on disk
 /// instead of in the process.
-@Suite("ResponseBody")
+@Suite("ResponseBody", .onOwnThreads)
 struct ResponseBodyTests {
     private static func chunks(_ total: Int, of size: Int) -> [ByteBuffer] {
         stride(from: 0, to: total, by: size).map { start in

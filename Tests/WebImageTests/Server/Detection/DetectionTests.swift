@@ -24,7 +24,7 @@ private func canvas(_ image: Image, width: Int, height: Int, x: Int, y: Int) -> 
     return Image(frames: [ImageFrame(bitmap: Bitmap(width: width, height: height, pixels: pixels))])
 }
 
-@Suite("Detection")
+@Suite("Detection", .onOwnThreads)
 struct DetectionTests {
     @Test("the face cascade file parses: 22 stages on a 20×20 window", .enabled(if: haveCascades))
     func parsesCascade() throws {

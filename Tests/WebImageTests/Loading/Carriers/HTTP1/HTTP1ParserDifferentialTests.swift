@@ -13,7 +13,7 @@ import Testing
 /// in a field value (read as a space, RFC 9110 §5.5), a later HTTP/1 minor version (RFC 9110 §2.5)
 /// — which llhttp's strict mode refuses;
 /// anything else is a disagreement.
-@Suite("HTTP/1.1 response parser against llhttp: a differential fuzz")
+@Suite("HTTP/1.1 response parser against llhttp: a differential fuzz", .onOwnThreads)
 struct HTTP1ParserDifferentialTests {
     /// The response to the one request written, as a reader made it out.
     enum Reading: Equatable {

@@ -6,7 +6,7 @@ import Testing
 /// server decides where its segments end. Property: however the bytes are split, the parser
 /// reads the same responses and fails with the same error — for valid responses of every framing
 /// and for the same bytes damaged at random.
-@Suite("HTTP/1.1 response parser, split anywhere")
+@Suite("HTTP/1.1 response parser, split anywhere", .onOwnThreads)
 struct HTTP1ResponseParserSplitTests {
     /// One response's wire form, the request it answers (`true`: a HEAD), and its body.
     private struct Exchange {

@@ -6,8 +6,8 @@ import Synchronization
 /// ``frame(at:)`` composites from where the last call left off (disposal and blending need the
 /// frames before), so playing forward costs one frame's decode per frame; going back resumes
 /// from the nearest checkpoint (see ``cost``). Memory is the bytes plus one canvas, whatever the
-/// frame count: a 300-frame 1080p GIF is its file size + 8 MB, where ``Image``'s eager frames
-/// would be 2.4 GB (or scaled down to fit the animation budget).
+/// frame count, where ``Image``'s eager frames hold every frame (or are scaled down to fit the
+/// animation budget).
 ///
 /// GIF, APNG and animated WebP. Thread-safe: frame decodes are serialised.
 public final class AnimatedImage: Sendable {

@@ -43,9 +43,8 @@ public enum CacheKeys {
         }
     }
 
-    /// Names of recently used keys: the URL parse and MD5 behind a name cost more than the read of
-    /// a 30 KB entry's bytes, and a cache asks for the same keys again and again. Bounded by
-    /// emptying it when full — cheaper than LRU bookkeeping and still right for hot keys.
+    /// Names of recently used keys: the URL parse and MD5 behind a name cost more than reading a
+    /// small entry, and a cache asks for the same keys again and again. Emptied when full.
     private static let recentFileNames = Mutex<[String: String]>([:])
     private static let recentFileNamesLimit = 4096
     private static let recentFileNameKeyLimit = 1024
@@ -85,8 +84,8 @@ public enum CacheKeys {
     }
 
     /// The extension of an `http(s)` URL whose path holds only letters, digits and `-._~/` (most
-    /// image URLs), read without Foundation's URL parser — the same answer, at a tenth of the cost
-    /// (it was a visible share of a bulk prefetch). `""` = no extension; `nil` = not such a URL,
+    /// image URLs), read without Foundation's URL parser — the same answer, far cheaper, on every
+    /// store and lookup. `""` = no extension; `nil` = not such a URL,
     /// ask Foundation.
     static func plainURLExtension(_ key: String) -> String? {
         // Over the bytes in place: Substring.UTF8View's generic index walks cost more than the scan.

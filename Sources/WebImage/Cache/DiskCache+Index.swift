@@ -4,8 +4,8 @@ import Foundation
 /// then the stores made meanwhile laid over it), and trimmed to the size limit.
 extension DiskCache {
     /// Marks the index as being built when nobody has built or started it; the caller then calls
-    /// ``buildIndexInBackground()`` once it has let go of the lock. Never waits: a scan of 100k
-    /// entries under the lock used to hold every store and read for seconds.
+    /// ``buildIndexInBackground()`` once it has let go of the lock. Never waits: a scan under the
+    /// lock would hold every store and read.
     func beginIndexBuildIfNeeded(_ state: inout State) -> Bool {
         guard !state.isIndexLoaded, state.journal == nil else { return false }
         state.journal = [:]

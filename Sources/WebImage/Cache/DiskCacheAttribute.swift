@@ -28,8 +28,7 @@ enum DiskCacheAttribute {
     /// The attribute's value. No data identity, unlike a sidecar: the attribute lives in those
     /// very bytes' inode.
     static func encode(validators: HTTPValidators?, extendedData: Data?) -> Data {
-        // Built as an array and made Data once: appending to Data record by record was a visible
-        // share of a bulk prefetch's store.
+        // Built as an array and made Data once: appending to Data record by record costs more, on every store.
         var out: [UInt8] = []
         out.reserveCapacity(64 + (extendedData?.count ?? 0))
         out.append(version)

@@ -88,9 +88,8 @@ public struct ImageDecodeOptions: Sendable, Hashable {
 
     /// How many times ``maxAnimationBytes`` of canvas an animation may composite in all. Every
     /// frame is drawn on (and scaled down from) the full canvas, so the work is frames × canvas
-    /// even when the output fits the budget: a 70 KB GIF of 3,000 one-pixel frames on a 2048×2048
-    /// screen ran past the fuzzer's 100 s timeout, and 100 MP screens make that hours. Eight budgets is about a second of compositing;
-    /// a 500-frame 1080p animation still fits the default.
+    /// even when the output fits the budget: a small GIF of thousands of one-pixel frames on a large
+    /// screen would composite for hours. A 500-frame 1080p animation still fits the default.
     static let animationWorkFactor = 8
 
     /// Throws ``ImageCoderError/tooLarge(width:height:limit:)`` before any frame is decoded when

@@ -2,8 +2,8 @@ import Foundation
 
 /// An incremental decoder that keeps every byte received so far itself (all of WebImage's), so a
 /// download can hand it only the new bytes: ``append(_:isFinal:)`` adds them to the decoder's own
-/// buffer in place. Handing over the whole body each round instead made the download's buffer
-/// shared, and the next chunk it received copied the whole body.
+/// buffer in place, so the download's buffer is never shared (a shared one is copied whole on
+/// the next chunk).
 protocol ReceivedBytesBuffering: IncrementalImageDecoder {
     /// Every byte received so far.
     var data: Data { get set }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Accepts bytes that pass ``ImageIntegrity/check(_:maxPixelCount:maxAnimationBytes:maxDecodeBytes:)`` — their structure, not their
 /// pixels. For loads whose only job is to put the original bytes in the disk cache (a bulk
-/// prefetch, an image server's source cache): decoding a 30 KB JPEG costs more CPU than
-/// downloading and storing it and the pixels would be thrown away (or decoded later at another
+/// prefetch, an image server's source cache): decoding costs more CPU than downloading and
+/// storing the bytes and the pixels would be thrown away (or decoded later at another
 /// size), yet a truncated or mangled body must not reach the cache. The image it answers is a
 /// 1×1 ``placeholder``, so such loads must store to disk only, never to a memory cache or a view;
 /// their bytes are in ``ImageResult/data``.

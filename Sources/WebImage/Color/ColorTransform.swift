@@ -41,7 +41,7 @@ final class ColorTransform: Sendable {
     }
 
     /// Keyed by plain byte arrays: a `Data` key's storage pointer carries enum tag bits, which
-    /// LeakSanitizer cannot follow, so every cached profile read as a leak in fuzzing runs.
+    /// LeakSanitizer cannot follow, so every cached profile would read as a leak.
     private static let cache = Mutex<[[UInt8]: Kind]>([:])
 
     private static func make(_ profile: ColorProfile) -> Kind {

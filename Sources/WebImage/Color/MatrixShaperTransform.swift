@@ -5,8 +5,8 @@ import Foundation
 /// profiles) done by table and matrix: each channel through its tone curve to linear light
 /// (256-entry tables), a 3×3 matrix into sRGB's primaries (both sides' colorants are D50-adapted
 /// in ICC, so no white-point step), then sRGB's curve (a 16,384-entry table, a fifth of a level
-/// at the darkest). The same arithmetic Little CMS does for such a pair, in about a sixth of
-/// its time: no per-pixel format dispatch or fixed-point unpacking.
+/// at the darkest). The same arithmetic Little CMS does for such a pair, faster: no per-pixel
+/// format dispatch or fixed-point unpacking.
 struct MatrixShaperTransform: Sendable {
     private let linear: [Float]  // 3 × 256: red, green, blue
     private let matrix: [Float]  // row-major 3 × 3, source linear RGB → sRGB linear RGB

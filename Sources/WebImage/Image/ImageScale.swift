@@ -11,8 +11,7 @@ public enum ImageScale {
     public static func scaleFactor(forKey key: String?) -> Double {
         guard var key, key.utf8.count >= 8 else { return 1 }  // "a@2x.png" is the shortest
         let isURL = key.hasPrefix("http://") || key.hasPrefix("https://")
-        // One pass over the bytes, not `String.contains`, which with Foundation imported goes
-        // through NSString: every load asks this, and that was ~4 % of a prefetch's CPU.
+        // One pass over the bytes: `String.contains` goes through NSString, and every load asks this.
         return key.withUTF8 { factor(in: $0, isURL: isURL) }
     }
 

@@ -2,8 +2,7 @@ import Synchronization
 
 /// The events of one load, as ``ImageManager/images(with:options:context:)`` returns them:
 /// progress, partial images, then the image — never more than one partial image waiting for a
-/// slow consumer. Every full-size partial used to queue up behind the one being looked at; now a
-/// newer partial replaces the waiting one, and the consumer always gets the newest. Ending the
+/// slow consumer: a newer partial replaces the waiting one, and the consumer always gets the newest. Ending the
 /// iteration (or dropping the sequence) cancels the load.
 public struct ImageLoadEvents: AsyncSequence, Sendable {
     public typealias Element = ImageLoadEvent

@@ -4,9 +4,8 @@ import Foundation
 /// filled; when all a load would do is check the loaded bytes and write them to disk under the
 /// URL's key (no transform, no thumbnail, no memory store, no serializer, no refresh), the bytes go
 /// from the loader to the disk in the caller's task — without the operation, the shared-load
-/// entry and the two tasks and hand-offs a load that answers an image needs (BENCHMARKS.md, the
-/// bulk prefetch's CPU per image). Everything that decides *whether* and *what* is
-/// the same as the long way: the options processor, keys, blocklist, `shouldDownload`, the loader
+/// entry and the two tasks and hand-offs a load that answers an image needs. Everything that
+/// decides *whether* and *what* is the same as the long way: the options processor, keys, blocklist, `shouldDownload`, the loader
 /// (whose downloads of one URL are still shared) and the store. Any other load takes the long way.
 extension ImageManager {
     /// Makes sure the cache a load of `url` would use holds its image; throws what the load would.

@@ -263,7 +263,7 @@ public final class ImageManager: Sendable {
     }
 
     /// ``fastMemoryHit(_:options:context:)`` for the default context, which the context-less
-    /// overloads never build on a hit (its nine optional existentials are a fifth of a hit's cost).
+    /// overloads never build on a hit (its nine optional existentials cost more than the rest of a hit).
     private func fastMemoryHit(_ url: URL, options: WebImageOptions) -> ImageResult? {
         guard let cache = memoryCache, plainKeys.load(ordering: .acquiring),
               LoadRequest.allowsMemoryHit(options: options),

@@ -21,7 +21,7 @@ struct LoadShareKey: Hashable, Sendable {
 /// download, decode, transform and the memory store, so the callers of a popular URL cost one
 /// query, one transform and one store instead of one each — and a caller arriving while the
 /// download is being delivered joins it instead of missing both the download (already ended)
-/// and the memory cache (not yet filled), which used to cost a second request. A load that cannot
+/// and the memory cache (not yet filled). A load that cannot
 /// share runs alone, under a key of its own, so ``ImageManager/cancelAll()`` reaches every load.
 ///
 /// Each caller keeps its own answer: it leaves with ``WebImageError/cancelled`` when its task is

@@ -3,8 +3,7 @@ import Foundation
 import Synchronization
 
 /// A FIFO queue that runs at most ``maxConcurrentCount`` CPU-heavy image jobs at once (Nuke's
-/// decoding and processing queues). Without it every finished download decoded on a thread of
-/// its own, each holding full-size bitmaps: 64 downloads of a 17.9 MP photo peaked at 12.6 GB.
+/// decoding and processing queues), so concurrent downloads do not each hold full-size bitmaps at once.
 ///
 /// Jobs run on the queue's own worker threads — as many as ``maxConcurrentCount``, started as
 /// needed and kept — never on Swift's cooperative pool, which a long decode would starve. Fixed
@@ -95,13 +94,8 @@ public final class ImageWorkQueue: Sendable {
 
     private func startWorker() {
         #if WEBIMAGE_TSAN
-        // ThreadSanitizer builds run the same worker loop on a GCD thread: TSan sees no
-        // happens-before from a plain thread's writes through a continuation to the task that
-        // awaits it (reports flickered in 1 run of 3 in LocalLoaderTests), while it follows GCD's
-        // hand-offs. Everything else the queue does is the same; only which thread runs it differs.
-        // A private queue, not a global one: its block parks for good, and on Linux parked blocks
-        // on a global queue starve it (a DiskCache index build queued behind them never ran and a
-        // `webimage serve` under TSan never exited); a private queue gets a thread of its own.
+        // TSan follows GCD's hand-offs but not a plain thread's through a continuation; a private
+        // queue, because a block parked for good on a global one starves that queue on Linux.
         DispatchQueue(label: label).async { [self] in work() }
         #else
         let thread = Thread { [self] in work() }

@@ -96,7 +96,7 @@ final class CallbackGate<Event: Sendable>: Sendable {
     /// The task is cancelled after the delivery lock is let go: its cancellation handlers run
     /// right here and reach other gates (a shared load's download answering its token), whose
     /// deliveries may be waiting for this gate's lock to hand it a progress report: cancelling
-    /// under the lock can deadlock (SharedLoadsTests.cancelDuringProgress).
+    /// under the lock can deadlock.
     @discardableResult
     func cancel(delivering final: Event?) -> Bool {
         var wasOpen = false

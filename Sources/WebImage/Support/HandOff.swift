@@ -2,12 +2,8 @@ import Synchronization
 
 /// Awaits a value another thread produces.
 ///
-/// In ThreadSanitizer builds (`WEBIMAGE_TSAN`) the value goes through a lock rather than through
-/// the continuation alone: TSan cannot follow a continuation's resume to the task it wakes on Linux
-/// (the runtime enqueues the task with a libdispatch call TSan does not intercept), so an Image
-/// made on a decoding thread and read by the awaiting task would look like a race to it. The
-/// producer's unlock and the awaiter's lock are an edge it sees. Other builds need no such edge:
-/// the resume orders the write before the read.
+/// In ThreadSanitizer builds (`WEBIMAGE_TSAN`) the value also goes through a lock: TSan cannot
+/// follow a continuation's resume to the task it wakes on Linux, but sees an unlock → lock edge.
 func withHandOff<Value: Sendable>(_ start: (_ deliver: @escaping @Sendable (Value) -> Void) -> Void) async -> Value {
     #if WEBIMAGE_TSAN
     let slot = HandOffSlot<Value>()

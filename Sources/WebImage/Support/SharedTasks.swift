@@ -5,7 +5,7 @@ import Synchronization
 /// a caller whose task is cancelled leaves at once with `nil`. When the last caller has left, the
 /// work is cancelled, or with ``WhenAbandoned/keepRunning`` it finishes for what it stores. The
 /// one keyed shared-work primitive: the manager's loads, the downloader's downloads and the
-/// server's variants run through it.
+/// server's variants and detections run through it.
 package final class SharedTasks<Key: Hashable & Sendable, Member: Sendable, Value: Sendable>: Sendable {
     /// What happens to the work once no caller waits for it.
     package enum WhenAbandoned: Sendable {
@@ -173,7 +173,7 @@ package typealias SharedWork<Member, Value> = @Sendable (_ members: @escaping @S
 
 /// The callers of one shared piece of work, each under the id it leaves by, in the order they
 /// joined. Kept under its owner's lock; members taken out are called outside it. The first sits
-/// inline: most work has one caller, and a list of one was an allocation each time.
+/// inline: most work has one caller, and a list of one is an allocation.
 package struct SharedMembers<Member>: Sequence {
     fileprivate typealias Entry = (id: UInt64, member: Member)
     /// The oldest member; nil only when `later` is empty too.

@@ -6,8 +6,7 @@ import Glibc
 ///
 /// Why: on Linux the standard library's `Mutex` locks with a futex and atomics in the
 /// uninstrumented runtime, so TSan never sees the acquire/release and reports every pair of
-/// critical sections as a race (reproduced with four threads on one `Mutex<[Int: Int]>`: 22
-/// reports). A `pthread_mutex_t` is intercepted by TSan, so with this stand-in the run checks
+/// critical sections as a race. A `pthread_mutex_t` is intercepted by TSan, so with this stand-in the run checks
 /// WebImage's own lock discipline — every critical section stays exactly where it is — and any
 /// report left is a real race. Declared in this module, it shadows the imported `Mutex`; the CLI
 /// and the tests alias it the same way.

@@ -188,8 +188,8 @@ public final class RedisClient: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<[RESPValue], RedisError>, Never>) in
                 call.start(continuation)
-                // One hop onto the connection's event loop for the timer and the write together
-                // (each on its own would wake the loop twice per call, a third of a GET's cost).
+                // One hop onto the connection's event loop for the timer and the write together,
+                // not one wake-up of the loop for each.
                 let connecting = connection()
                 let loop = connecting.eventLoop
                 loop.execute {

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The cascade files a process has read, each parsed once: a cascade is ~700 KB of XML and
-/// tens of milliseconds to parse, and every detection needs it. A missing or unusable file is
+/// The cascade files a process has read, each parsed once: a cascade is a large XML file, slow
+/// to parse, and every detection needs it. A missing or unusable file is
 /// remembered as missing (no retry per request; a restart picks up a newly installed one).
 public final class CascadeLibrary: Sendable {
     /// Where Debian's `opencv-data` installs the cascades thumbor uses.

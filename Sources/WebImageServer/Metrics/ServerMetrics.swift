@@ -13,7 +13,7 @@ final class ServerMetrics: Sendable {
     private let sourceBytes: Counter
     private let merged: Counter
     /// Labelled series made once and kept: the registry's make-calls validate and look up on
-    /// every call, which showed in the cache-hit path's profile.
+    /// every call, and the cache-hit path makes them.
     private let labelled = Mutex<[String: Counter]>([:])
     private let histograms = Mutex<[String: DurationHistogram]>([:])
 

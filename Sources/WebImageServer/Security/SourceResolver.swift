@@ -135,7 +135,6 @@ public enum SourceRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case address(IPAddress, String)
     /// The source is this server's own listening address and port.
     case selfReference(IPAddress, Int)
-    case tooManyRedirects(Int)
 
     public var description: String {
         switch self {
@@ -147,7 +146,6 @@ public enum SourceRefusal: Error, Sendable, Hashable, CustomStringConvertible {
         case .lookupTimedOut(let host): "\(host) did not resolve in time"
         case .address(let address, let reason): "the source resolves to \(address), a \(reason) address"
         case .selfReference(let address, let port): "the source is this server itself (\(address) port \(port))"
-        case .tooManyRedirects(let limit): "the source redirected more than \(limit) times"
         }
     }
 }

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Recently checked requests by path and `Accept`: a warm hit then skips the signature check, the
-/// path parse and the URL rules, which were a fifth of its CPU. Only what passed is kept, and the
+/// path parse and the URL rules, a large share of a warm hit's work. Only what passed is kept, and the
 /// keys cannot change while the server runs. Bounded by the bytes its keys and values hold
 /// (paths are at most ``ImageServer/maxPathBytes``); emptied when full.
 final class CheckedRequests: Sendable {

@@ -45,7 +45,7 @@ public struct ImageServerConfiguration: Sendable {
     public var maxRequestMemory = MemoryLimit.defaultRequestCap(workBudget: MemoryLimit.defaultWorkBudget)
     /// Pixel passes one variant's steps may plan (each step's passes over the pixels it makes,
     /// summed: a 25×25 convolution is 625 a pixel); a plan over it is a 413 before any work, so no
-    /// in-limit request holds a slot for long. 10 billion: about 5 s of this server's filter work.
+    /// in-limit request holds a slot for long. 10 billion.
     public var maxRequestWork = 10_000_000_000
     /// Scans of a progressive JPEG decoded at most (each is another pass over the image); past
     /// it the answer is 413.

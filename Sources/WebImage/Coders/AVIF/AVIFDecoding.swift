@@ -64,7 +64,7 @@ enum AVIFDecoding {
                          format: .avif, originalData: target == nil && count == Int(decoder.pointee.imageCount) ? data : nil,
                          hasAlpha: decoder.pointee.alphaPresent != 0
             // From the decoder's current image: the reset above replaced the one `first` copied,
-            // and freed the ICC bytes its copy still points at (found by fuzzing).
+            // and freed the ICC bytes its copy still points at.
             ).colorManaged(colorProfile(of: decoder.pointee.image.pointee), options: options)
         }
     }

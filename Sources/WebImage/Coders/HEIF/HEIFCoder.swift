@@ -8,10 +8,9 @@ import Foundation
 ///
 /// **Opt-in** (`ImageCodersManager.shared.addCoder(HEIFCoder())`), not a default coder, because of
 /// one known gap: the pixel limit is checked on the header's `ispe` size, but libde265 allocates
-/// what the HEVC stream itself declares, before libheif compares the two. A fuzzed 1.8 KB file
-/// (`Fuzz/Findings/`) declared a ~200 MP stream behind a small header: 1.4 GB and 6 s of decoding
-/// before the mismatch is refused. Until the stream's SPS is read and checked first, enable this
-/// coder only for trusted sources — never in front of the internet.
+/// what the HEVC stream itself declares, before libheif compares the two, so a small file can
+/// cost gigabytes before the mismatch is refused (`Fuzz/Findings/`). Until the stream's SPS is
+/// read and checked first, enable this coder only for trusted sources — never in front of the internet.
 public struct HEIFCoder: ImageCoder {
     public init() {}
 

@@ -41,7 +41,7 @@ enum HEIFDecoding {
 
     /// `handle` decoded (transforms applied) to RGBA8. The coded image must have the size its
     /// header promised: the pixel limit was checked on that, and a file whose HEVC stream is far
-    /// larger than its `ispe` (found by the fuzzer: 800 MB for a 1 KB file) must not get through.
+    /// larger than its `ispe` must not get through.
     static func rgba(of handle: OpaquePointer) throws -> Bitmap {
         var image: OpaquePointer?
         let error = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil)

@@ -6,7 +6,7 @@ import Foundation
 public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
     /// zlib level for encoding (0...9); 6 is zlib's balance of size and speed. At levels 1–6 a
     /// photograph (Paeth's prediction missing most pixels) is written with Paeth rows and run-length
-    /// matching instead: as small as level 6's search on photographs, for a quarter of its CPU.
+    /// matching instead: as small as level 6's search on photographs, for much less CPU.
     public var compressionLevel: Int
 
     public init(compressionLevel: Int = 6) {

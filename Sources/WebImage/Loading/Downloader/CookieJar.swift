@@ -4,8 +4,8 @@ import Synchronization
 
 /// Cookies for downloads with ``DownloaderOptions/handleCookies`` (SD uses
 /// `NSHTTPCookieStorage`): stored from `Set-Cookie`, sent back to matching requests. Domain,
-/// path, `Secure` and expiry are honoured; hosts and domains compare as ``Origin`` spells them
-/// (`a.example.` is `a.example`), and an IP address gets no domain cookies. This is a client for
+/// path, `Secure` and expiry are honoured; hosts and domains compare in any case and without
+/// trailing dots (`a.example.` is `a.example`), and an IP address gets no domain cookies. This is a client for
 /// image hosts, not a browser (no public-suffix list, no SameSite).
 public final class CookieJar: Sendable {
     /// The jar every downloader uses unless its config names another.

@@ -8,8 +8,8 @@ public struct DownloadCredential: Sendable, Hashable, CustomStringConvertible {
     public var username: String
     public var password: String
     /// Host names the credentials go to: exact (`img.example.com`) or `*.example.com` for any
-    /// subdomain (not `example.com` itself, nor any IP address). Compared as ``Origin`` spells
-    /// hosts: in any case, without trailing dots or an IPv6 literal's brackets.
+    /// subdomain (not `example.com` itself, nor any IP address). Compared in any case, without
+    /// trailing dots or an IPv6 literal's brackets.
     public var hosts: [String]
     /// Whether plain `http` may carry them, readable by anyone on the path. Default `false`.
     public var allowsPlainHTTP: Bool

@@ -5,7 +5,7 @@ final class DownloadEnvironment: Sendable {
     let carrier: any Carrier
     let config: DownloaderConfig
     /// What a response head must pass, and what every download's state starts from: the config's
-    /// parts, taken once (a copy of the whole config per download showed in a bulk download).
+    /// parts, taken once, not a copy of the whole config per download.
     let acceptance: ResponseAcceptance
     let limits: DownloadRequestState.Limits
     let queue: DownloadQueue

@@ -79,8 +79,7 @@ public struct DownloadResponse: Sendable, Hashable {
     }
 
     /// `body` over the bytes of `value` (up to the first `end`, if given) without the spaces and
-    /// tabs HTTP allows around them, read in place (Foundation's trimming, then Substring's generic
-    /// index walks, were a visible share of a bulk download's CPU).
+    /// tabs HTTP allows around them, read in place (not Foundation's trimming: every response pays it).
     private static func trimmed<T>(
         _ value: String, upTo end: UInt8? = nil, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> T
     ) -> T {
@@ -99,8 +98,7 @@ extension HTTPValidators {
     /// Reads validators from response headers; `nil` when there are none. `no-store` and
     /// `no-cache` give an expiry of `now` (revalidate every time).
     init?(headerFields: HTTPFields, now: Date) {
-        // One pass over the fields instead of a subscript per name (each builds a joined String;
-        // four of them were 1 % of a bulk download's CPU). Repeated fields join as the subscript joins them.
+        // One pass, not a subscript per name (each builds a joined String); repeated fields join as the subscript does.
         var etag, lastModified, cacheControl, expires: String?
         for field in headerFields {
             switch field.name {

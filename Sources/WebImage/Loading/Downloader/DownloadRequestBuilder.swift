@@ -18,7 +18,7 @@ struct DownloadRequestBuilder: Sendable {
     }
 
     private let headers: HTTPFields
-    /// The downloader's config, read where it is kept (a copy of it per download showed in a bulk download).
+    /// The downloader's config, read where it is kept (not copied per download).
     private let environment: DownloadEnvironment
     private let handlesCookies: Bool
     private let validators: HTTPValidators?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which callers may share one download (SD shared by URL alone and fixed the fallout in #3423):
+/// Which callers may share one download (SD shares by URL alone, see its #3423):
 /// the bytes are decoded once, so callers share only when they would decode them the same way
 /// and send the same conditional request. A caller with modifiers, a decryptor, cached bytes or a
 /// coder without a ``ImageCoder/coderKey`` — code or data the key cannot compare — gets a download
@@ -31,7 +31,7 @@ struct DownloadShareKey: Hashable, Sendable {
     }
 
     /// The URL alone (and the unique marker): keys of one URL with other settings are rare, and
-    /// hashing the decode options too showed in a bulk prefetch's profile.
+    /// hashing the decode options too is on every load's path.
     func hash(into hasher: inout Hasher) {
         hasher.combine(urlHash)
         hasher.combine(unique)

@@ -18,7 +18,7 @@ public struct DownloaderConfig: Sendable {
         /// AsyncHTTPClient for every request (the default).
         case asyncHTTPClient
         /// A lean HTTP/1.1 client on SwiftNIO for `http` and `https` (``ImageDownloader`` keeps its
-        /// connections): less than half of AsyncHTTPClient's CPU per request, for bulk work
+        /// connections): cheaper per request than AsyncHTTPClient, for bulk work
         /// (`webimage prefetch` uses it). TLS, redirects, timeouts, limits and checks behave the same.
         /// An ``ImagePrefetcher`` over it runs its loads, and its callbacks, on the client's event loops.
         case http1
@@ -65,9 +65,9 @@ public struct DownloaderConfig: Sendable {
     /// Redirects followed before failing with ``TransportError/tooManyRedirects(limit:)``;
     /// 0 = none. Loops fail at once with ``TransportError/redirectLoop``.
     public var maximumRedirects: Int = 10
-    /// Asked before every hop, the first request included; `nil` = every hop allowed. A downloader
-    /// with a policy carries its downloads on the lean client (``Transport/http1``), its own, so no
-    /// hop — not even one an app's `HTTPClient` would follow on its own — goes out unasked.
+    /// Asked before every hop, the first request included; `nil` = every hop allowed. Either
+    /// ``Transport`` pins a hop to the address the policy gives; on an app's `HTTPClient` every hop
+    /// goes on clients the downloader makes, so none it would follow on its own goes out unasked.
     public var hopPolicy: (any DownloadHopPolicy)?
     /// The `User-Agent` sent unless the headers say otherwise.
     public var userAgent: String = DownloaderConfig.defaultUserAgent

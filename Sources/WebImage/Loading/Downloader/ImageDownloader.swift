@@ -5,7 +5,7 @@ import Synchronization
 
 /// Downloads images over HTTP(S) (SDWebImage's `SDWebImageDownloader`).
 ///
-/// One download per URL however many callers ask (a ``SharedTasks`` run: queue slot → transfer →
+/// One download per URL however many callers ask (one shared run: queue slot → transfer →
 /// decode); a callback caller gets a ``DownloadToken``, an awaiting one waits on the run itself.
 /// Downloads wait in the downloader's own queue (concurrency limit, FIFO or LIFO, priorities — a
 /// more urgent caller joining a waiting download moves it up —, suspend). One carrier per downloader, chosen when it is made: AsyncHTTPClient

@@ -23,8 +23,6 @@ final class LoadCallbacks: WebImageOperation {
         }
     }
 
-    var isCompleted: Bool { !gate.isOpen }
-
     /// The task doing the work: cancelled when the caller cancels (after the answer went out).
     func attach(_ task: Task<Void, Never>) { gate.attach(task) }
     var isCancelled: Bool { gate.isCancelled }

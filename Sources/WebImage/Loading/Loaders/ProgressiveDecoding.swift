@@ -3,13 +3,8 @@ import Foundation
 import Synchronization
 
 /// Partial images for a progressive download: at most one decode in flight, always of the newest
-/// bytes; a burst of chunks during a decode becomes one decode after it, not a backlog.
-///
-/// Each round hands the decoder only the bytes that arrived since the last one (copied out of the
-/// transfer's buffer, which stays unshared, so receiving never copies the whole body).
-///
-/// `@unchecked Sendable`: `decoder`, `received` and `fallback` are touched only on the serial
-/// `queue`; everything else is immutable or in the `pending` mutex.
+/// bytes; a burst of chunks during a decode becomes one decode after it, not a backlog. Each round
+/// hands the decoder only the new bytes (copied out, so the transfer's buffer stays unshared).
 final class ProgressiveDecoding: @unchecked Sendable {  // decoder, received, fallback: serial `queue` only; flags: the `pending` Mutex
     private let queue = DispatchQueue(label: "WebImage.ProgressiveDecoding", qos: .utility)
     private let decoder: any IncrementalImageDecoder

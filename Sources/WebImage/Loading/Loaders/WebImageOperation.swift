@@ -1,5 +1,5 @@
 /// Something in flight that can be cancelled (SDWebImage's `SDWebImageOperation`): a download
-/// token, a local load, later the manager's combined operation.
+/// token, a local load, the manager's combined operation.
 ///
 /// Cancelling is idempotent and thread-safe. A cancelled load calls its completion once with
 /// ``WebImageError/cancelled`` unless it had already completed; it never calls it twice.

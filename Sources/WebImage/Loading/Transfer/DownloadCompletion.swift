@@ -1,6 +1,6 @@
 import Foundation
 
-/// The last step of a download, on the operation's delivery queue: `304` handling, the
+/// The last step of a download, on ``ImageWorkQueue/decoding`` (or, when ``isQuick(_:context:decryptor:)``, where the response ended): `304` handling, the
 /// decryptor, the empty-body check and the decode (SD's `URLSession:task:didCompleteWithError:`).
 enum DownloadCompletion {
     /// Whether ``result(of:url:options:context:decryptor:metrics:)`` is quick enough for an event loop: a new body,

@@ -7,7 +7,7 @@ public struct DownloadMetrics: Sendable, Hashable {
     public var url: URL
     /// When the request was handed to the HTTP client (after waiting in the queue).
     public var startDate: Date
-    /// Seconds the operation waited in the downloader's queue before starting.
+    /// Seconds the download waited in the downloader's queue before starting.
     public var queueDuration: TimeInterval
     /// Seconds from start to the final response head.
     public var timeToResponse: TimeInterval?

@@ -134,10 +134,6 @@ struct DownloadRequestState {
 
     // MARK: Hops
 
-    var isEnded: Bool {
-        if case .ended = phase { true } else { false }
-    }
-
     /// The hop policy allowed `next`: the request to carry (a hop now in flight, number ``hops``),
     /// or the error that ends the download when it ended meanwhile.
     mutating func allowed(_ next: DownloadRequest) -> Result<DownloadRequest, WebImageError> {

@@ -39,7 +39,7 @@ final class DownloadTransfer: HopEvents {
         self.ended = ended
         environment = run.environment
         self.queueDuration = queueDuration
-        // Built in place: a machine made first and then stored was copied (a retain and release of each part).
+        // Built in place: a machine made first and then stored would be copied.
         state = Mutex(State(machine: DownloadRequestState(
             request: run.request, limits: run.environment.limits, spills: !run.options.contains(.progressiveLoad),
             now: startedAt)))

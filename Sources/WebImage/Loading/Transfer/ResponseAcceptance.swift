@@ -17,7 +17,7 @@ struct ResponseAcceptance: Sendable {
     let acceptableContentTypes: Set<String>?
     let maximumResponseSize: Int64
 
-    /// The config's checks, taken once per downloader (a copy of the whole config per head showed in a bulk download).
+    /// The config's checks, taken once per downloader (not a copy of the whole config per head).
     init(_ config: DownloaderConfig) {
         acceptableStatusCodes = config.acceptableStatusCodes
         acceptableContentTypes = config.acceptableContentTypes

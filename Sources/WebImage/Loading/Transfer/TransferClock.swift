@@ -3,8 +3,8 @@ import Synchronization
 
 /// The timers of the transfers on one event loop, as one scheduled callback: a transfer joins with
 /// the time it must next be looked at and leaves when it ends, and the callback — moved earlier
-/// only when a transfer needs it sooner — asks each transfer's state what it makes of the time.
-/// A timer of its own per transfer cost NIO a scheduling and a linear cancel per download.
+/// only when a transfer needs it sooner — asks each transfer's state what it makes of the time,
+/// so NIO is not asked for a scheduling and a linear cancel per download.
 final class TransferClock: Sendable {
     private struct State {
         var transfers: [DownloadTransfer] = []

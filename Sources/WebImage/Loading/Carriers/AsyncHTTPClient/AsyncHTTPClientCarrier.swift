@@ -6,7 +6,7 @@ import NIOSSL
 
 /// Hops on AsyncHTTPClient: the downloader's own `HTTPClient`, or one the app already has. A hop
 /// pinned to an address goes on a client of the carrier's own whose `dnsOverride` sends that
-/// host to that address ([PinnedClients]); with a hop policy, an app's client carries no hop at
+/// host to that address (`PinnedClients`); with a hop policy, an app's client carries no hop at
 /// all (it might follow a redirect the policy never saw).
 final class AsyncHTTPClientCarrier: Carrier {
     let capabilities: CarrierCapabilities = .pinsAddress

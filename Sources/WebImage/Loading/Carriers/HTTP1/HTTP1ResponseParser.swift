@@ -7,13 +7,10 @@ import HTTPTypes
 import NIOCore
 import Synchronization
 
-/// Reads HTTP/1.1 responses off a connection's bytes for the lean client: the head straight into `HTTPFields`, the body as slices of the bytes read (no
-/// copy), framed by RFC 9112 §6.3.
-///
-/// NIO's decoder built `HTTPHeaders` of `String`s through llhttp's callbacks, converted to
-/// `HTTPFields` after: together about a tenth of a bulk prefetch's instructions per image
-/// (docs/benchmarks/history.md, "Bulk download"). Hostile servers are the normal case, so it is as strict as
-/// NIO's llhttp where framing is at stake — a `Content-Length` beside `Transfer-Encoding`, two
+/// Reads HTTP/1.1 responses off a connection's bytes for the lean client: the head straight into
+/// `HTTPFields` (NIO's decoder builds `HTTPHeaders` of `String`s to convert after), the body as
+/// slices of the bytes read, framed by RFC 9112 §6.3. Hostile servers are the normal case, so it
+/// is as strict as NIO's llhttp where framing is at stake — a `Content-Length` beside `Transfer-Encoding`, two
 /// lengths, a folded line, a bare CR, a bad chunk: all errors — and bounded: a head (or trailer
 /// section) of more than ``maximumHeadSize`` bytes is refused, and bytes of an incomplete line are
 /// searched once, not again with every read. A lone LF ends a line as CRLF does (RFC 9112 §2.2
@@ -137,7 +134,7 @@ struct HTTP1ResponseParser {
                 state = remaining == slice.readableBytes ? .chunkDataEnd : .chunkData(remaining: remaining - slice.readableBytes)
             case .chunkDataEnd:
                 // CRLF exactly, not a lone LF: "5\r\nabcd\r\n" would otherwise read as five bytes with a
-                // CR in them, where llhttp refuses it (found by the differential fuzz).
+                // CR in them, where llhttp refuses it.
                 guard buffer.readableBytes >= 2 else { return keep(buffer) }
                 guard buffer.readInteger(as: UInt16.self) == 0x0D0A else { throw .malformedChunk }
                 state = .chunkSize

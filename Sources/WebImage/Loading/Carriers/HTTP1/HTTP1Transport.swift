@@ -4,16 +4,13 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// The lean carrier: an HTTP/1.1 client on SwiftNIO for `http` and `https` downloads (``DownloaderConfig/Transport/http1``):
-/// keep-alive connections per ``Origin``, each carrying one request at a time. A request
-/// takes an idle connection on its caller's event loop first: a prefetch worker running on a loop
-/// (``BulkLoadExecuting``) keeps one connection there, curl's `--parallel` shape. It exists for bulk work — it costs
-/// less than half of AsyncHTTPClient's CPU per request (docs/benchmarks/history.md, "Bulk download") — and does
-/// only what a download needs: TLS as AsyncHTTPClient sets it up
-/// (NIOSSL, the system's trust roots, the host name checked — or the address, for an IP literal),
-/// a connect timeout, pinning a hop to an address, word of a request a reused connection dropped
-/// before answering (the transfer sends it once more), and cancellation. The transfer above it
-/// keeps the redirects, the retry, the idle timer, the limits and every check.
+/// The lean carrier for bulk work (``DownloaderConfig/Transport/http1``): an HTTP/1.1 client on
+/// SwiftNIO, keep-alive connections per ``Origin``, one request at a time each, an idle connection
+/// on the caller's event loop first (a prefetch worker on a loop keeps one there, curl's
+/// `--parallel` shape). It does only what a download needs: TLS as AsyncHTTPClient sets it up
+/// (NIOSSL, the system's trust roots, the host name — or an IP literal — checked), a connect
+/// timeout, pinning a hop to an address, word of a request a reused connection dropped
+/// unanswered, and cancellation; the transfer above it keeps every other rule.
 final class HTTP1Transport: Carrier {
     private struct State {
         var idle: [PoolKey: [HTTP1Connection]] = [:]
@@ -200,12 +197,9 @@ final class HTTP1Transport: Carrier {
         if needsTimer { armIdleTimer(connection, in: idleTimeout) }
     }
 
-    /// Closes `connection` once it has sat in the pool for the idle timeout. One timer per
-    /// connection, re-armed for the rest of the time when it was reused meanwhile: a timer per
-    /// release left a crawl with one pending task per image for a minute. Held strongly: a weak
-    /// reference gives the object a side table, and every retain of a connection (several a
-    /// request) then takes the slow path; a closed connection lets its channel go, so a timer
-    /// holds only the small object until it fires.
+    /// Closes `connection` once it has sat in the pool for the idle timeout: one timer per
+    /// connection (not per release), re-armed for the rest of the time when it was reused. Held
+    /// strongly: a weak reference would put every retain of a connection on the slow path.
     private func armIdleTimer(_ connection: HTTP1Connection, in delay: TimeAmount) {
         connection.eventLoop.scheduleTask(in: delay) { [self] in
             switch connection.idleCheck(timeout: idleTimeout) {

@@ -7,7 +7,7 @@ extension Bitmap {
 
     /// Averages each `fx` × `fy` block into one pixel (edge blocks average what they cover).
     ///
-    /// A cheap first step for big reductions: the bicubic filter then only has to cover a factor
+    /// A cheap first step for big reductions: the Lanczos filter then only has to cover a factor
     /// of two or so instead of touching dozens of taps per output pixel (libvips and Pillow's
     /// `reducing_gap` do the same). Colour is averaged weighted by alpha.
     func boxShrunk(by fx: Int, _ fy: Int) -> Bitmap {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import WebImage
 
@@ -112,7 +113,7 @@ struct BitmapBoxShrinkingTests {
     }
 }
 
-/// The resampler's filter written plainly in double precision — separable Catmull-Rom whose
+/// The resampler's filter written plainly in double precision — separable Lanczos-3 whose
 /// support widens with the reduction, taps clipped to the image and renormalised, colour
 /// premultiplied — as the yardstick for the fast float path.
 private enum ReferenceResampler {
@@ -151,21 +152,22 @@ private enum ReferenceResampler {
     /// weights, normalised.
     private static func taps(source: Int, start: Double, length: Double, destination: Int) -> [[(Int, Double)]] {
         let scale = length / Double(destination)
-        let support = 2 * max(scale, 1)
+        let support = 3 * max(scale, 1)
         return (0..<destination).map { i in
             let centre = start + (Double(i) + 0.5) * scale
             let first = max(0, Int((centre - support).rounded(.down)))
             let end = min(source, Int((centre + support).rounded(.up)))
-            let weights = (first..<end).map { (j: Int) in (j, cubic((Double(j) + 0.5 - centre) / max(scale, 1))) }
+            let weights = (first..<end).map { (j: Int) in (j, lanczos((Double(j) + 0.5 - centre) / max(scale, 1))) }
             let total = weights.reduce(0) { $0 + $1.1 }
             return weights.map { ($0.0, $0.1 / total) }
         }
     }
 
-    private static func cubic(_ x: Double) -> Double {
-        let t = abs(x)
-        if t < 1 { return (1.5 * t - 2.5) * t * t + 1 }
-        if t < 2 { return ((-0.5 * t + 2.5) * t - 4) * t + 2 }
-        return 0
+    /// sinc(x)·sinc(x/3) for |x| < 3.
+    private static func lanczos(_ x: Double) -> Double {
+        guard abs(x) < 3 else { return 0 }
+        if x == 0 { return 1 }
+        let px = Double.pi * x
+        return 3 * sin(px) * sin(px / 3) / (px * px)
     }
 }

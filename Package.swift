@@ -115,11 +115,6 @@ let package = Package(
                 "WebImageServer",
                 "WebImageRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // `bench-download --client ahc|nio`: HTTP clients alone, the floor under ImageDownloader.
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

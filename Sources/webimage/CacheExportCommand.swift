@@ -4,7 +4,7 @@ import WebImage
 
 extension CacheCommand {
     /// Hidden: copies what the disk cache returns for each URL of a list into a directory, so a
-    /// script can compare it byte for byte with the origin (scripts/crash-consistency). It reads
+    /// script can compare it byte for byte with the origin (Tools/harness/crash-consistency). It reads
     /// through ``DiskCache/data(forKey:)`` with the manager's cache key — the same lookup a
     /// `fetch` makes — rather than guessing file names.
     struct Export: AsyncParsableCommand {

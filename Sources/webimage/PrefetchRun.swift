@@ -72,7 +72,7 @@ struct PrefetchRun {
         settings.observer = { event in
             guard case .didPrefetch(let url, let succeeded, _, _) = event else { return }
             tally.record(url, succeeded: succeeded)
-            // With .waitStoreCache the bytes are on disk by now: scripts/crash-consistency holds
+            // With .waitStoreCache the bytes are on disk by now: Tools/harness/crash-consistency holds
             // the CLI to every URL it reports this way.
             if succeeded { logger.debug("stored \(url.absoluteString)") }
         }

@@ -20,8 +20,6 @@ struct WebImageCommand: AsyncParsableCommand {
             """,
         subcommands: [
             FetchCommand.self, PrefetchCommand.self, CollectionCommand.self, CacheCommand.self, DecodeCommand.self, ShowCommand.self, ServeCommand.self,
-            BenchCommand.self, BenchResizeCommand.self, BenchSweepCommand.self, BenchDownloadCommand.self, BenchLoadsCommand.self,
-            BenchAnimationCommand.self, BenchEncodeCommand.self,
         ]
     )
 

@@ -10,7 +10,7 @@ private func decode(_ name: String, _ options: ImageDecodeOptions = .default) th
 
 /// The fixtures hold the test card's sRGB pixels converted by Pillow's ImageCms into Display P3
 /// or Adobe RGB values and tagged with that profile; `colour-*-expected.png` is ImageCms's own
-/// conversion back to sRGB (scripts/make-fixtures).
+/// conversion back to sRGB (Tools/harness/make-fixtures).
 @Suite("Colour management")
 struct ColorManagementTests {
     @Test("an embedded profile is converted to sRGB as Little CMS via Pillow's ImageCms converts it, in every format that carries one",

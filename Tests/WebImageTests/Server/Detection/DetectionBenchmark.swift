@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageServer
 
-/// scripts/bench-detection's Swift half: runs only when WEBIMAGE_BENCH_DETECTION names a folder
+/// Tools/harness/bench-detection's Swift half: runs only when WEBIMAGE_BENCH_DETECTION names a folder
 /// of images, and prints one JSON line per image (faces, corners, milliseconds per detection).
 @Suite("DetectionBenchmark")
 struct DetectionBenchmark {

@@ -29,7 +29,7 @@ struct HTTP1TransportTests {
 
     // A response could arrive before the request's write returned; the exchange then took the
     // connection after it had gone back to the pool and closed it under the next request, which
-    // was sent twice (`scripts/bench-bulk-prefetch`: 19,012 requests for 19,000 URLs).
+    // was sent twice (`Tools/harness/bench-bulk-prefetch`: 19,012 requests for 19,000 URLs).
     @Test("mixed answers at concurrency 8: every URL is requested exactly once, refused responses close their connections, none is sent twice")
     func mixedAnswersOnce() async throws {
         try await withOrigin(over: .http1, { $0.maxConcurrentDownloads = 8 }) { origin, downloader in

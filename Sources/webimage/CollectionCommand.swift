@@ -172,27 +172,7 @@ struct CollectionCommand: AsyncParsableCommand {
             let disk = DiskCache(directory: cacheDirectory.directory)
             let entries: [ImageCollectionEntry]
             do { entries = try disk.entries(in: name) } catch { CLIError.exit(with: "\(error)") }
-            let output = URL(fileURLWithPath: directory, isDirectory: true)
-            do { try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true) } catch {
-                CLIError.exit(with: "cannot create \(directory): \(error.localizedDescription)")
-            }
-            let digits = max(4, String(entries.count).count)
-            var (written, missing) = (0, 0)
-            for (index, entry) in entries.enumerated() {
-                guard let data = disk.data(forKey: entry.key) else {
-                    missing += 1
-                    FileHandle.standardError.write(Data("missing: \(entry.key)\n".utf8))
-                    continue
-                }
-                let number = String(index + 1)
-                let name = String(repeating: "0", count: max(0, digits - number.count)) + number + "." + (ImageFormat.detect(data).fileExtension ?? "bin")
-                do { try data.write(to: output.appendingPathComponent(name)) } catch {
-                    CLIError.exit(with: "cannot write \(name) in \(directory): \(error.localizedDescription)")
-                }
-                written += 1
-            }
-            print("exported \(written) images to \(output.path)\(missing > 0 ? ", \(missing) missing" : "")")
-            if missing > 0 { throw ExitCode(2) }
+            try CachedListExport(disk: disk, directory: directory).export(entries.map(\.key))
         }
     }
 }

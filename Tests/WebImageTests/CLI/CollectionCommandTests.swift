@@ -58,6 +58,38 @@ struct CollectionCommandTests {
         }
     }
 
+    @Test("collection export and cache export write the same files for the same list, and skip a missing image alike")
+    func bothExportsAgree() async throws {
+        try await withOriginAndFolder { origin, dir in
+            let (list, urls) = try chapter(origin, count: 5, in: dir)
+            let gone = origin.url("/ch1/gone.png")  // not routed: 404, so never cached
+            let listed = Array(urls[..<2]) + [gone] + urls[2...]
+            try listed.map(\.absoluteString).joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+            let cache = ["--cache-dir", dir.appendingPathComponent("cache").path]
+            let add = try await CLIRunner.run(["collection", "add", "chapter-1", "--from", list.path, "--no-progress"] + cache)
+            #expect(add.status == 2, "\(add.stderr)")
+
+            let byName = dir.appendingPathComponent("by-collection"), byList = dir.appendingPathComponent("by-list")
+            let exports = [
+                try await CLIRunner.run(["collection", "export", "chapter-1", byName.path] + cache),
+                try await CLIRunner.run(["cache", "export", "--from", list.path, "--to", byList.path] + cache),
+            ]
+            for (result, folder) in zip(exports, [byName, byList]) {
+                #expect(result.status == 2)
+                #expect(result.stderr == "missing: \(gone.absoluteString)\n")
+                #expect(result.stdout == "exported 5 images to \(folder.path), 1 missing\n")
+            }
+            let files = try FileManager.default.contentsOfDirectory(atPath: byName.path).sorted()
+            #expect(files == ["0001.jpg", "0002.png", "0004.webp", "0005.jpg", "0006.png"], "numbered by list position")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: byList.path).sorted() == files)
+            for (file, fixture) in zip(files, ["jpeg-baseline.jpg", "png-rgb.png", "webp-lossy.webp", "jpeg-baseline.jpg", "png-rgb.png"]) {
+                let want = try Fixtures.data(fixture)
+                #expect(try Data(contentsOf: byName.appendingPathComponent(file)) == want, "\(file)")
+                #expect(try Data(contentsOf: byList.appendingPathComponent(file)) == want, "\(file)")
+            }
+        }
+    }
+
     @Test("--offline on a miss is exit status 3 with a clear line, and the origin sees no request (fetch and show)")
     func offlineMiss() async throws {
         try await withOriginAndFolder { origin, dir in

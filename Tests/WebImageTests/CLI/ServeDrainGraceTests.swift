@@ -8,7 +8,8 @@ extension ServeCommandTests {
     func readinessGoesFirst() async throws {
         try await withOriginAndFolder { origin, directory in
             origin.route("/a.jpg", .fixture("jpeg-baseline.jpg"))
-            let grace = TestTiming.seconds(6)
+            // Long, so the checks inside it hold even while the suite's other specs hold this one up.
+            let grace = TestTiming.seconds(20)
             let (process, port, _) = try await startServe(
                 ["--allow-unsafe", "--allow-loopback-sources", "--cache-dir", directory.path, "--drain-grace", "\(grace)"])
             defer { if process.isRunning { process.terminate() } }
@@ -24,8 +25,7 @@ extension ServeCommandTests {
             var readyz = 200
             while readyz == 200, ContinuousClock.now - signalled < .seconds(grace) { readyz = try await status("/readyz") }
             #expect(readyz == 503)
-            // Well inside the grace: the full suite on two cores once took 1.05 s to see it.
-            #expect(ContinuousClock.now - signalled < .seconds(TestTiming.seconds(2.5)), "readiness went off \(ContinuousClock.now - signalled) after SIGTERM")
+            #expect(ContinuousClock.now - signalled < .seconds(grace / 2), "readiness went off \(ContinuousClock.now - signalled) after SIGTERM")
             // A new variant (made, not a cache hit) while the load balancer moves on.
             #expect(try await status("/unsafe/12x0/127.0.0.1:\(origin.port)/a.jpg") == 200)
             #expect(ContinuousClock.now - signalled < .seconds(grace), "the image request should have come within the grace")

@@ -28,14 +28,20 @@ struct DownloadQueueTests {
         joiners: [(String, DownloaderOptions)] = [], over carrier: DownloaderConfig.Transport
     ) async throws -> [String] {
         var seen: [String] = []
-        try await withOrigin(over: carrier, { $0.maxConcurrentDownloads = 1; $0.executionOrder = executionOrder }) { origin, downloader in
+        // About order, not timeouts: a long idle timeout, so no hold-up of the suite's threads ends a download.
+        try await withOrigin(over: carrier, {
+            $0.maxConcurrentDownloads = 1; $0.executionOrder = executionOrder; $0.downloadTimeout = TestTiming.seconds(300)
+        }) { origin, downloader in
             let gate = OriginGate()
             origin.route("/hold", .gated(gate, .fixture("png-rgb.png")))
             for (name, _) in names { origin.route("/\(name)", .fixture("png-rgb.png")) }
             let hold = downloader.record(origin.url("/hold")).recorder
             #expect(await eventually { origin.requestCount("/hold") == 1 })
             let recorders = (names + joiners).map { downloader.record(origin.url("/\($0.0)"), options: $0.1).recorder }
-            #expect(downloader.downloads.waiting == names.count + joiners.count + 1 && downloader.downloads.count == names.count + 1)
+            // Each caller's task starts awaiting its run on its own schedule.
+            #expect(await eventually {
+                downloader.downloads.waiting == names.count + joiners.count + 1 && downloader.downloads.count == names.count + 1
+            })
             gate.open()
             _ = await hold.value()
             for recorder in recorders { _ = await recorder.value() }

@@ -57,14 +57,15 @@ enum CLIRunner {
     }
 }
 
-/// A pipe read to its end on a thread of its own.
+/// A pipe read to its end on a thread of its own (not GCD's global queue, which on Linux adds
+/// threads for blocked readers only slowly: with many CLI specs at once a reader started late).
 private final class DrainedPipe: Sendable {
     private let data = Mutex(Data())
     private let done = DispatchSemaphore(value: 0)
 
     init(_ pipe: Pipe) {
         let handle = pipe.fileHandleForReading
-        DispatchQueue.global().async { [self] in
+        Thread.detachNewThread { [self] in
             while case let chunk = handle.availableData, !chunk.isEmpty {
                 data.withLock { $0.append(chunk) }
             }

@@ -151,12 +151,13 @@ struct CollectionCommandTests {
             }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            // Requests the killed process had sent may still reach the origin: count once it is quiet.
+            // Requests the killed process had sent may still reach the origin: count once every one of
+            // its connections has closed there (TCP delivers what was sent before the close), and it is quiet.
             var settled = origin.requests.count
             while ContinuousClock.now < deadline {
                 try await Task.sleep(for: .seconds(TestTiming.seconds(0.4)))
                 let now = origin.requests.count
-                if now == settled, origin.inFlightRequests == 0 { break }
+                if now == settled, origin.inFlightRequests == 0, origin.openConnectionCount == 0 { break }
                 settled = now
             }
             let stored = try DiskCache(directory: cacheDir).entries(in: "chapter-1").filter(\.isCached)

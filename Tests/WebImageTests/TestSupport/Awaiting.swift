@@ -4,7 +4,7 @@ import Foundation
 /// passes; returns whether it held. The timeout is only a safety net, so it is long: the suite's
 /// synchronous CPU-heavy specs can hold both of Swift concurrency's threads on two cores for a minute.
 @discardableResult
-func eventually(timeout: Duration = .seconds(180), _ condition: @Sendable () -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(90), _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout * TestTiming.scale
     while !condition() {
         if ContinuousClock.now >= deadline { return false }

@@ -43,7 +43,8 @@ enum CLIRunner {
         process.waitUntilExit()
         // A process another spec spawned meanwhile may have inherited the pipes' write ends and
         // keep them open: once the child has exited, its output is what arrived shortly after.
-        let settled = DispatchTime.now() + 10
+        // Long: on Linux GCD adds threads for blocked readers slowly, so a reader can start late.
+        let settled = DispatchTime.now() + 120
         let stdout = output.wait(until: settled)
         let stderr = errors.wait(until: settled)
         return Result(
@@ -57,15 +58,14 @@ enum CLIRunner {
     }
 }
 
-/// A pipe read to its end on a thread of its own (not GCD's global queue, which on Linux adds
-/// threads for blocked readers only slowly: with many CLI specs at once a reader started late).
+/// A pipe read to its end on a thread of its own.
 private final class DrainedPipe: Sendable {
     private let data = Mutex(Data())
     private let done = DispatchSemaphore(value: 0)
 
     init(_ pipe: Pipe) {
         let handle = pipe.fileHandleForReading
-        Thread.detachNewThread { [self] in
+        DispatchQueue.global().async { [self] in
             while case let chunk = handle.availableData, !chunk.isEmpty {
                 data.withLock { $0.append(chunk) }
             }
